@@ -1,0 +1,5 @@
+"""`python -m ore`: the same as the `ore` command."""
+
+from ore.cli import main
+
+main()

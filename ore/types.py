@@ -1,0 +1,323 @@
+"""The data contracts every part of ORE speaks: frozen, explicit, JSON round-trippable.
+
+Each contract has `to_dict()` (plain JSON types) and `from_dict()` (which treats its input as
+untrusted and raises `DataError` naming the field that is wrong). Timestamps are Unix seconds as
+floats and ids are uuid4 strings, as upstream ORE wrote them, so files stay compatible.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from .errors import DataError
+
+__all__ = [
+    "ROLES",
+    "ActiveSkill",
+    "Message",
+    "Response",
+    "RoutingDecision",
+    "RoutingTarget",
+    "Session",
+    "SkillMetadata",
+    "ToolResult",
+    "messages_to_dicts",
+    "new_id",
+    "now",
+]
+
+ROLES = ("system", "user", "assistant")
+Role = Literal["system", "user", "assistant"]
+
+
+def new_id() -> str:
+    """A fresh uuid4 string: the id format of every ORE contract."""
+    return str(uuid.uuid4())
+
+
+def now() -> float:
+    """The current time as Unix seconds: the timestamp format of every ORE contract."""
+    return time.time()
+
+
+# -- helpers for reading untrusted dicts -------------------------------------------------------
+
+
+def _require_mapping(data: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise DataError(f"{what} must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _str(data: Mapping[str, Any], key: str, what: str, *, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        if key not in data and default is None:
+            raise DataError(f"{what} is missing the field '{key}'")
+        raise DataError(f"{what} field '{key}' must be a string")
+    return value
+
+
+def _float(data: Mapping[str, Any], key: str, what: str, *, default: float | None = None) -> float:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        if key not in data and default is None:
+            raise DataError(f"{what} is missing the field '{key}'")
+        raise DataError(f"{what} field '{key}' must be a number")
+    return float(value)
+
+
+def _dict(data: Mapping[str, Any], key: str, what: str) -> dict[str, Any]:
+    value = data.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise DataError(f"{what} field '{key}' must be an object")
+    return dict(value)
+
+
+def _str_tuple(data: Mapping[str, Any], key: str, what: str) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise DataError(f"{what} field '{key}' must be a list of strings")
+    return tuple(value)
+
+
+# -- contracts -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation. `role` is system, user or assistant."""
+
+    role: Role
+    content: str
+    id: str = field(default_factory=new_id)
+    timestamp: float = field(default_factory=now)
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise DataError(f"message role must be one of {', '.join(ROLES)}, not {self.role!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content, "id": self.id, "timestamp": self.timestamp}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Message:
+        d = _require_mapping(data, "message")
+        role = _str(d, "role", "message")
+        if role not in ROLES:
+            raise DataError(f"message role must be one of {', '.join(ROLES)}, not {role!r}")
+        return cls(
+            role=role,  # type: ignore[arg-type]
+            content=_str(d, "content", "message"),
+            id=_str(d, "id", "message", default=new_id()),
+            timestamp=_float(d, "timestamp", "message", default=now()),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What a reasoner returns for one call. `metadata` holds backend counts and durations.
+
+    Known metadata keys (present when the backend gives them): `eval_count`, `prompt_eval_count`,
+    `eval_duration`, `prompt_eval_duration`, `total_duration`, `load_duration` (durations in
+    integer nanoseconds), `done_reason`, `backend`.
+    """
+
+    content: str
+    model_id: str
+    id: str = field(default_factory=new_id)
+    timestamp: float = field(default_factory=now)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "model_id": self.model_id,
+            "content": self.content,
+            "timestamp": self.timestamp,
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Response:
+        d = _require_mapping(data, "response")
+        return cls(
+            content=_str(d, "content", "response"),
+            model_id=_str(d, "model_id", "response"),
+            id=_str(d, "id", "response"),
+            timestamp=_float(d, "timestamp", "response"),
+            metadata=_dict(d, "metadata", "response"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """An ordered, append-only history of user and assistant messages.
+
+    Immutable: `append()` returns a new Session, so a caller's session is never changed behind
+    its back. The system message is never part of a session.
+    """
+
+    messages: tuple[Message, ...] = ()
+    id: str = field(default_factory=new_id)
+    created_at: float = field(default_factory=now)
+
+    def __post_init__(self) -> None:
+        if any(m.role == "system" for m in self.messages):
+            raise DataError("a session never holds system messages")
+
+    def append(self, *messages: Message) -> Session:
+        """A new session with `messages` added at the end; this one is left as it was."""
+        return replace(self, messages=self.messages + tuple(messages))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created_at": self.created_at,
+            "messages": [m.to_dict() for m in self.messages],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Session:
+        d = _require_mapping(data, "session")
+        raw = d.get("messages")
+        if not isinstance(raw, list):
+            raise DataError("session field 'messages' must be a list")
+        messages = []
+        for index, item in enumerate(raw):
+            try:
+                messages.append(Message.from_dict(item))
+            except DataError as exc:
+                raise DataError(f"session message {index}: {exc.message}") from exc
+        if any(m.role == "system" for m in messages):
+            raise DataError("a session never holds system messages")
+        return cls(
+            messages=tuple(messages),
+            id=_str(d, "id", "session"),
+            created_at=_float(d, "created_at", "session"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The output of one tool run (or one upstream artifact): turn-scoped, never stored.
+
+    `kind` says where the text came from, so the model can tell it apart from the user's words:
+    the core renders it as "[Tool:NAME]" or "[Artifact:NAME]" above the output.
+    """
+
+    tool_name: str
+    output: str
+    status: Literal["ok", "error"] = "ok"
+    id: str = field(default_factory=new_id)
+    timestamp: float = field(default_factory=now)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    kind: Literal["tool", "artifact"] = "tool"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool_name": self.tool_name,
+            "output": self.output,
+            "status": self.status,
+            "id": self.id,
+            "timestamp": self.timestamp,
+            "metadata": dict(self.metadata),
+            "kind": self.kind,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveSkill:
+    """A skill's level-2 instructions, loaded because the skill was activated for this turn."""
+
+    name: str
+    instructions: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMetadata:
+    """A skill's level-1 metadata, read from its frontmatter alone."""
+
+    name: str
+    description: str
+    hints: tuple[str, ...] = ()
+    path: str = ""
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    allowed_tools: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "hints": list(self.hints),
+            "path": self.path,
+            "license": self.license,
+            "compatibility": self.compatibility,
+            "metadata": dict(self.metadata),
+            "allowed_tools": list(self.allowed_tools),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingTarget:
+    """Something the router may pick: a tool or a skill, with the hint phrases that select it."""
+
+    name: str
+    target_type: Literal["tool", "skill"]
+    description: str = ""
+    hints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingDecision:
+    """What the router decided for one prompt, and why. `target` is None on fallback."""
+
+    target: str | None
+    target_type: Literal["tool", "skill", "fallback"]
+    confidence: float
+    args: Mapping[str, str] = field(default_factory=dict)
+    reasoning: str = ""
+    id: str = field(default_factory=new_id)
+    timestamp: float = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "target_type": self.target_type,
+            "confidence": self.confidence,
+            "args": dict(self.args),
+            "reasoning": self.reasoning,
+            "id": self.id,
+            "timestamp": self.timestamp,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> RoutingDecision:
+        d = _require_mapping(data, "routing decision")
+        target = d.get("target")
+        if target is not None and not isinstance(target, str):
+            raise DataError("routing decision field 'target' must be a string or null")
+        target_type = _str(d, "target_type", "routing decision")
+        if target_type not in ("tool", "skill", "fallback"):
+            raise DataError("routing decision field 'target_type' must be tool, skill or fallback")
+        args = _dict(d, "args", "routing decision")
+        return cls(
+            target=target,
+            target_type=target_type,  # type: ignore[arg-type]
+            confidence=_float(d, "confidence", "routing decision"),
+            args={str(k): str(v) for k, v in args.items()},
+            reasoning=_str(d, "reasoning", "routing decision", default=""),
+            id=_str(d, "id", "routing decision", default=new_id()),
+            timestamp=_float(d, "timestamp", "routing decision", default=now()),
+        )
+
+
+def messages_to_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The JSON form of a message list (used by --dry-run, artifacts and stores)."""
+    return [m.to_dict() for m in messages]
