@@ -25,6 +25,7 @@ __all__ = [
     "Session",
     "SkillMetadata",
     "ToolResult",
+    "TurnContext",
     "messages_to_dicts",
     "new_id",
     "now",
@@ -316,6 +317,20 @@ class RoutingDecision:
             id=_str(d, "id", "routing decision", default=new_id()),
             timestamp=_float(d, "timestamp", "routing decision", default=now()),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """Turn-scoped context the edge gathers before one execute call; never stored anywhere.
+
+    :param tool_results: tool output (and upstream artifact answers) for this turn only.
+    :param skills: activated skills' instructions for this turn only.
+    :param routing: the router's decision, when `--route` was given.
+    """
+
+    tool_results: tuple[ToolResult, ...] = ()
+    skills: tuple[ActiveSkill, ...] = ()
+    routing: RoutingDecision | None = None
 
 
 def messages_to_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
