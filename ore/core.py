@@ -59,7 +59,9 @@ def build_messages(
 ) -> tuple[Message, ...]:
     """The exact message list one turn sends: pure, so `--dry-run` can show it without a call.
 
-    :param messages: this turn's input (user messages; never system messages).
+    :param messages: this turn's input, appended last. Normally one user message; a replay of a
+        recorded turn passes the whole recorded list (with no session and no system), which is
+        why other roles are allowed here, but never system messages alongside a session.
     :param session: prior turns, or None for a stateless turn.
     :param tool_results: turn-scoped tool output, injected after skills and before history.
     :param skills: turn-scoped skill instructions, injected right after the system persona.
@@ -67,8 +69,8 @@ def build_messages(
     """
     if not messages:
         raise ValueError("a turn needs at least one input message")
-    if any(m.role != "user" for m in messages):
-        raise ValueError("a turn's input messages must have role 'user'")
+    if session is not None and any(m.role == "system" for m in messages):
+        raise ValueError("system messages are never stored in a session: pass them as `system`")
     head = (Message(role="system", content=system),) if system else ()
     return (
         head

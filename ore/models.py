@@ -39,5 +39,7 @@ def choose_model(
         return explicit
     chosen = default_model(available or ())
     if chosen is None:
-        raise NoModels(f"the server at {address} has no models; install one, e.g. 'ollama pull llama3.2'")
+        raise NoModels(
+            f"the server at {address} has no models; install one, e.g. 'ollama pull llama3.2'"
+        )
     return chosen

@@ -168,7 +168,9 @@ class _OllamaErrors:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
         if exc is None or not isinstance(exc, Exception) or isinstance(exc, ModelError):
             return
         raise _map_error(exc, self.backend, self.model_id) from exc
@@ -262,4 +264,3 @@ class OllamaReasoner:
             model_id=last.model or self._model_id,
             metadata=_metadata(last),
         )
-

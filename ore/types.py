@@ -103,7 +103,12 @@ class Message:
             raise DataError(f"message role must be one of {', '.join(ROLES)}, not {self.role!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "content": self.content, "id": self.id, "timestamp": self.timestamp}
+        return {
+            "role": self.role,
+            "content": self.content,
+            "id": self.id,
+            "timestamp": self.timestamp,
+        }
 
     @classmethod
     def from_dict(cls, data: object) -> Message:

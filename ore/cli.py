@@ -1,0 +1,489 @@
+"""The command line: parse flags, gather turn-scoped context, run the core, print the result.
+
+This layer does not reason. It owns everything at the edge: stdin, model selection, sessions on
+disk, tools and skills for a turn, artifacts, and what goes to stdout (only the answer, or JSON)
+versus stderr (everything else). Heavy imports (`ollama`, `jsonschema`, `networkx`) happen inside
+the functions that need them, so `ore --help` and the listing commands start fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from . import __version__
+from .errors import OreError
+from .types import Message, Session, TurnContext
+
+if TYPE_CHECKING:
+    from .core import Turn
+    from .reasoner import Backend
+    from .store import FileSessionStore
+
+__all__ = ["cli", "main"]
+
+_SUBCOMMANDS = ("graph", "schema")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every flag of one invocation, as parsed."""
+
+    prompt: str | None
+    model: str | None
+    system: str | None
+    list_models: bool
+    interactive: bool
+    conversational: bool
+    save_session: str | None
+    resume_session: str | None
+    list_sessions: bool
+    stream: bool | None
+    verbose: bool
+    as_json: bool
+    dry_run: bool
+    timeout: float | None
+    tool: str | None
+    tool_arg: tuple[str, ...]
+    grant: tuple[str, ...]
+    list_tools: bool
+    route: bool
+    route_threshold: float
+    skill: str | None
+    list_skills: bool
+    artifact_out: str | None
+    artifact_in: str | None
+
+    @property
+    def session_name(self) -> str | None:
+        return self.resume_session or self.save_session
+
+    @property
+    def repl(self) -> bool:
+        """A REPL runs for -i and -c, and for a session flag without a prompt (upstream: session
+        flags imply conversational mode; lines then come from the terminal or the pipe)."""
+        if self.interactive or self.conversational:
+            return True
+        return self.session_name is not None and self.prompt is None
+
+
+# -- output helpers ------------------------------------------------------------------------------
+
+
+def _color() -> bool:
+    return "NO_COLOR" not in os.environ and sys.stderr.isatty()
+
+
+def note(text: str) -> None:
+    """A diagnostic line on stderr (dimmed on a terminal unless NO_COLOR is set)."""
+    click.echo(click.style(text, dim=True) if _color() else text, err=True)
+
+
+def _report(exc: OreError) -> None:
+    prefix = click.style("Error:", fg="red", bold=True) if _color() else "Error:"
+    click.echo(f"{prefix} {exc.message}", err=True)
+
+
+@contextlib.contextmanager
+def reported() -> Iterator[None]:
+    """Turn an OreError into one line on stderr and its exit code; nothing reaches stdout."""
+    try:
+        yield
+    except OreError as exc:
+        _report(exc)
+        raise click.exceptions.Exit(exc.exit_code) from exc
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+# -- flag combinations ---------------------------------------------------------------------------
+
+
+def _check_conflicts(o: Options) -> None:
+    """Upstream's invalid combinations (and this project's additions) are usage errors, exit 2."""
+    repl_flag = "--interactive" if o.interactive else "--conversational"
+    pairs: list[tuple[bool, str]] = [
+        (o.interactive and o.conversational, "--interactive and --conversational"),
+        (o.interactive and o.save_session is not None, "--interactive and --save-session"),
+        (o.interactive and o.resume_session is not None, "--interactive and --resume-session"),
+        (
+            o.save_session is not None and o.resume_session is not None,
+            "--save-session and --resume-session",
+        ),
+        (o.as_json and o.stream is True, "--json and --stream"),
+        (o.as_json and o.repl, f"--json and {repl_flag if not o.session_name else 'a REPL'}"),
+        (o.route and o.tool is not None, "--route and --tool"),
+        (o.artifact_in is not None and o.repl, "--artifact-in and a REPL mode"),
+        (o.artifact_in is not None and o.tool is not None, "--artifact-in and --tool"),
+        (o.artifact_in is not None and o.route, "--artifact-in and --route"),
+        (o.artifact_in is not None and o.skill is not None, "--artifact-in and --skill"),
+        (o.artifact_out is not None and o.stream is True, "--artifact-out and --stream"),
+        (o.artifact_out is not None and o.repl, "--artifact-out and a REPL mode"),
+        (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
+        (o.dry_run and o.repl, "--dry-run and a REPL mode"),
+        (o.dry_run and o.artifact_out is not None, "--dry-run and --artifact-out"),
+        (bool(o.tool_arg) and o.tool is None, "--tool-arg without --tool"),
+    ]
+    for conflict, what in pairs:
+        if conflict:
+            raise click.UsageError(f"{what} cannot be used together.")
+    if not 0.0 <= o.route_threshold <= 1.0:
+        raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
+    if o.timeout is not None and o.timeout <= 0:
+        raise click.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+
+
+# -- the pieces a turn is made of ----------------------------------------------------------------
+
+
+def _backend(o: Options) -> Backend:
+    """The model server for this invocation. TODO(backend): --backend/--base-url select others."""
+    from .reasoner import DEFAULT_TIMEOUT, OllamaBackend
+
+    return OllamaBackend(timeout=o.timeout or DEFAULT_TIMEOUT)
+
+
+def _model(o: Options, backend: Backend) -> str:
+    """--model, else ORE_MODEL, else the server's default; the listing is fetched only if needed."""
+    from .models import choose_model
+
+    if o.model or os.environ.get("ORE_MODEL", "").strip():
+        return choose_model(o.model, None, address=backend.address)
+    return choose_model(None, backend.list_models(), address=backend.address)
+
+
+def _system(o: Options) -> str | None:
+    """The persona (data in ore/prompts/aya.txt), or --system TEXT for this invocation."""
+    if o.system is not None:
+        return o.system or None
+    return (Path(__file__).parent / "prompts" / "aya.txt").read_text(encoding="utf-8").strip()
+
+
+def _turn_context(prompt: str, o: Options) -> TurnContext:
+    """Tools, skills and routing for one turn. TODO(tools): --tool/--grant/--route/--skill."""
+    return TurnContext()
+
+
+def _read_stdin() -> str | None:
+    """Piped text, or None when stdin is a terminal (or absent)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    data = sys.stdin.buffer.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def combine_prompt(prompt: str | None, piped: str | None) -> str:
+    """The user message: the argument, the piped text, or both (instruction, blank line, text)."""
+    parts = [p.strip("\n") for p in (prompt, piped) if p is not None and p.strip()]
+    return "\n\n".join(parts)
+
+
+def _store() -> FileSessionStore:
+    from .paths import ore_home
+    from .store import FileSessionStore
+
+    return FileSessionStore(ore_home() / "sessions")
+
+
+# -- rendering one reply -------------------------------------------------------------------------
+
+
+def _stream_wanted(o: Options, *, to_stdout: bool = True) -> bool:
+    if o.stream is not None:
+        return o.stream
+    return to_stdout and not o.as_json and sys.stdout.isatty()
+
+
+def _on_token(token: str) -> None:
+    sys.stdout.write(token)
+    sys.stdout.flush()
+
+
+def _verbose(turn: Turn) -> None:
+    meta = dict(turn.response.metadata)
+    parts = [f"model={turn.response.model_id}", f"id={turn.response.id}"]
+    parts += [f"{k}={v}" for k, v in sorted(meta.items())]
+    note("[metadata] " + " ".join(parts))
+
+
+def _run_turn(
+    o: Options, reasoner: Any, prompt: str, session: Session | None, *, print_answer: bool = True
+) -> tuple[Turn, TurnContext]:
+    """Gather the turn's context, execute it once, and print the answer unless told not to."""
+    from .core import execute
+
+    ctx = _turn_context(prompt, o)
+    streaming = print_answer and _stream_wanted(o)
+    turn = execute(
+        [Message(role="user", content=prompt)],
+        session,
+        ctx.tool_results,
+        ctx.skills,
+        reasoner=reasoner,
+        system=_system(o),
+        on_token=_on_token if streaming else None,
+    )
+    if print_answer:
+        if streaming:
+            click.echo("" if turn.response.content.endswith("\n") else "\n", nl=False)
+        else:
+            click.echo(turn.response.content)
+    if o.verbose:
+        _verbose(turn)
+    return turn, ctx
+
+
+# -- modes ---------------------------------------------------------------------------------------
+
+
+def _dry_run(o: Options, prompt: str, session: Session | None) -> None:
+    from .core import build_messages
+
+    ctx = _turn_context(prompt, o)
+    sent = build_messages(
+        [Message(role="user", content=prompt)],
+        session,
+        ctx.tool_results,
+        ctx.skills,
+        system=_system(o),
+    )
+    model = o.model or os.environ.get("ORE_MODEL", "").strip() or None
+    out: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.content} for m in sent],
+    }
+    if ctx.routing is not None:
+        out["routing"] = ctx.routing.to_dict()
+    _print_json(out)
+
+
+def _single_turn(o: Options) -> None:
+    prompt = combine_prompt(o.prompt, _read_stdin())
+    if not prompt:
+        raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
+    session = None
+    name = o.session_name
+    if name is not None:
+        session = _open_session(o)
+    if o.dry_run:
+        _dry_run(o, prompt, session)
+        return
+    backend = _backend(o)
+    reasoner = backend.reasoner(_model(o, backend))
+    turn, ctx = _run_turn(o, reasoner, prompt, session, print_answer=not o.as_json)
+    if name is not None and turn.session is not None and session is not None:
+        _store().append(name, turn.session.messages[len(session.messages) :])
+    if o.as_json:
+        out = turn.response.to_dict()
+        if ctx.routing is not None:
+            out["routing"] = ctx.routing.to_dict()
+        _print_json(out)
+
+
+def _open_session(o: Options) -> Session:
+    """The session named by --resume-session (must exist) or --save-session (created if new)."""
+    store = _store()
+    if o.resume_session is not None:
+        return store.load(o.resume_session)
+    assert o.save_session is not None
+    return store.open_or_create(o.save_session)
+
+
+def _repl(o: Options) -> int:
+    backend = _backend(o)
+    model = _model(o, backend)
+    reasoner = backend.reasoner(model)
+    session: Session | None = None
+    if not o.interactive:
+        session = _open_session(o) if o.session_name is not None else Session()
+    state = {"session": session}
+    name = o.session_name
+
+    def turn(line: str) -> None:
+        current = state["session"]
+        result, _ = _run_turn(o, reasoner, line, current)
+        if current is not None and result.session is not None:
+            if name is not None:
+                _store().append(name, result.session.messages[len(current.messages) :])
+            state["session"] = result.session
+
+    interactive_terminal = sys.stdin.isatty()
+    if interactive_terminal:
+        mode = "interactive (each turn stateless)" if o.interactive else "conversational"
+        where = f", session '{name}'" if name else ""
+        note(f"ORE {__version__} {mode}, model {model}{where}. /exit or Ctrl-D to leave.")
+    from .paths import ore_home
+    from .repl import read_lines, run_repl
+
+    lines = read_lines("> ", history=ore_home() / "history")
+    if o.prompt:
+        lines = _prepend(o.prompt, lines)
+    return run_repl(lines, turn, report=_report, keep_going=interactive_terminal)
+
+
+def _prepend(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+def _list_sessions() -> None:
+    infos = _store().list()
+    if not infos:
+        note("no saved sessions")
+        return
+    for info in infos:
+        click.echo(f"{info.name}\t{info.message_count} messages\t{info.id}")
+
+
+def _list_models(o: Options) -> None:
+    from .models import default_model
+
+    backend = _backend(o)
+    models = backend.list_models()
+    if not models:
+        raise OreError(
+            f"the server at {backend.address} has no models; install one, e.g. 'ollama pull llama3.2'"
+        )
+    chosen = default_model(models)
+    for name in models:
+        click.echo(name + ("\t(default)" if name == chosen else ""))
+
+
+def _list_tools() -> None:
+    """TODO(tools): print name, permissions and description of every tool."""
+    raise OreError("tools are not available in this build")
+
+
+def _list_skills() -> None:
+    """TODO(tools): print every skill found (metadata only)."""
+    raise OreError("skills are not available in this build")
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Subcommands: 'ore graph --help' (codebase graph queries), "
+    "'ore schema artifact' (the artifact JSON Schema). Exit codes: 0 ok, 1 error, 2 usage.",
+)
+@click.argument("prompt", required=False)
+@click.option(
+    "--model",
+    "-m",
+    metavar="NAME",
+    help="Model to use (default: ORE_MODEL, else the server's best).",
+)
+@click.option(
+    "--system", metavar="TEXT", help="System prompt for this invocation, replacing the persona."
+)
+@click.option("--list-models", is_flag=True, help="List the server's models and exit.")
+@click.option("--interactive", "-i", is_flag=True, help="REPL; every turn stateless.")
+@click.option("--conversational", "-c", is_flag=True, help="REPL with one shared session.")
+@click.option("--save-session", metavar="NAME", help="Save every turn to session NAME.")
+@click.option("--resume-session", metavar="NAME", help="Continue session NAME, saving every turn.")
+@click.option("--list-sessions", is_flag=True, help="List saved sessions and exit.")
+@click.option(
+    "--stream/--no-stream",
+    "-s",
+    default=None,
+    help="Print the answer as it arrives (default: only when stdout is a terminal).",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Metadata (token counts, durations) on stderr.")
+@click.option("--json", "-j", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print the exact messages that would be sent; call nothing."
+)
+@click.option(
+    "--timeout",
+    type=float,
+    envvar="ORE_TIMEOUT",
+    metavar="SECONDS",
+    help="Wait at most this long for each piece of an answer (default 300).",
+)
+@click.option("--tool", metavar="NAME", help="Run tool NAME before the turn.")
+@click.option(
+    "--tool-arg", multiple=True, metavar="KEY=VALUE", help="Argument for --tool (repeatable)."
+)
+@click.option(
+    "--grant", multiple=True, metavar="PERM", help="Grant a permission to tools (repeatable)."
+)
+@click.option("--list-tools", is_flag=True, help="List tools and the permissions they need.")
+@click.option("--route", is_flag=True, help="Pick a tool or skill from the prompt by rules.")
+@click.option("--route-threshold", type=float, default=0.5, show_default=True, metavar="FLOAT")
+@click.option("--skill", metavar="NAME", help="Activate skill NAME for the turn.")
+@click.option("--list-skills", is_flag=True, help="List skills and exit.")
+@click.option(
+    "--artifact-out",
+    is_flag=False,
+    flag_value="-",
+    metavar="[PATH]",
+    help="Write an execution artifact to PATH (bare or '-': stdout).",
+)
+@click.option(
+    "--artifact-in", metavar="PATH", help="Replay an artifact, or chain from it with a prompt."
+)
+@click.version_option(__version__, "--version", prog_name="ore", message="%(prog)s %(version)s")
+def cli(**kwargs: Any) -> None:
+    """Send PROMPT (and/or piped stdin) to a local model; print the answer.
+
+    \b
+    Examples:
+      ore "explain this error" < build.log
+      git diff | ore --skill review-diff
+      ore -c                       # conversation in a REPL
+      ore --save-session work "first question"
+    """
+    o = Options(**{f.name: kwargs[f.name] for f in fields(Options)})
+    _check_conflicts(o)
+    with reported():
+        if o.list_sessions:
+            _list_sessions()
+        elif o.list_tools:
+            _list_tools()
+        elif o.list_skills:
+            _list_skills()
+        elif o.list_models:
+            _list_models(o)
+        elif o.repl:
+            code = _repl(o)
+            if code:
+                raise click.exceptions.Exit(code)
+        elif o.prompt is None and sys.stdin.isatty():
+            raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
+        else:
+            _single_turn(o)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The `ore` command: `ore graph ...` and `ore schema ...` go to their subcommands."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if args[:1] == ["graph"]:
+            from .graph.cli import graph
+
+            graph.main(args[1:], prog_name="ore graph")
+        elif args[:1] == ["schema"]:
+            from .artifacts import schema_command  # type: ignore[attr-defined]
+
+            schema_command.main(args[1:], prog_name="ore schema")
+        else:
+            cli.main(args, prog_name="ore")
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`ore ... | head`): not an error of ours; silence the final flush.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)

@@ -1,0 +1,109 @@
+"""The read-eval-print loop shared by `--interactive` and `--conversational`.
+
+It only reads lines and hands each one to a turn function; what a turn does (stateless or with a
+session, saved or not) is the caller's business. Lines come from a terminal with line editing and
+history (readline), or from a pipe one per line, so scripts and tests drive the same loop.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+from .errors import ModelNotFound, NoModels, OreError, ServerUnreachable
+
+__all__ = ["EXIT_COMMANDS", "read_lines", "run_repl"]
+
+#: Lines that end a REPL (case-insensitive). The bare words are upstream's; the slashed ones are
+#: what users of `ollama run` and `llm chat` type.
+EXIT_COMMANDS = frozenset({"/exit", "/quit", "/bye", "exit", "quit"})
+
+_HISTORY_LENGTH = 1000
+
+
+def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - readline is missing on some builds
+        readline = None  # type: ignore[assignment]
+    if readline is not None and history is not None:
+        try:
+            readline.read_history_file(history)
+        except OSError:
+            pass
+        readline.set_history_length(_HISTORY_LENGTH)
+    try:
+        while True:
+            try:
+                line = input(prompt)
+            except KeyboardInterrupt:
+                # Ctrl-C at the prompt abandons the line, as shells do; it does not end the REPL.
+                sys.stderr.write("\n(use /exit or Ctrl-D to leave)\n")
+                continue
+            yield line
+    except EOFError:
+        sys.stderr.write("\n")
+    finally:
+        if readline is not None and history is not None:
+            try:
+                history.parent.mkdir(parents=True, exist_ok=True)
+                readline.write_history_file(history)
+            except OSError:
+                pass
+
+
+def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool) -> Iterator[str]:
+    while True:
+        if show_prompt:
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
+        line = stream.readline()
+        if not line:
+            return
+        yield line.rstrip("\r\n")
+
+
+def read_lines(prompt: str = "> ", *, history: Path | None = None) -> Iterator[str]:
+    """Lines typed by the user: readline editing when stdin and stdout are terminals, else plain
+    lines from stdin (the prompt then goes to stderr, and only when stdin is a terminal)."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return _readline_lines(prompt, history)
+    return _piped_lines(sys.stdin, prompt, show_prompt=sys.stdin.isatty())
+
+
+def run_repl(
+    lines: Iterator[str],
+    turn: Callable[[str], None],
+    *,
+    report: Callable[[OreError], None],
+    keep_going: bool,
+) -> int:
+    """Feed each non-empty line to `turn` until an exit command or the end of input.
+
+    A failed turn is reported; with `keep_going` (a person at a terminal) the loop goes on,
+    otherwise (a script) it stops with exit code 1, so a pipeline notices. An unreachable or
+    misconfigured server ends the loop either way: every further turn would fail the same way.
+    Ctrl-C during a reply cancels that reply only. Returns the exit code.
+    """
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if line.lower() in EXIT_COMMANDS:
+            break
+        try:
+            turn(line)
+        except KeyboardInterrupt:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            sys.stderr.write("(reply cancelled; the session is as it was before this turn)\n")
+        except (ServerUnreachable, ModelNotFound, NoModels) as exc:
+            report(exc)
+            return exc.exit_code
+        except OreError as exc:
+            report(exc)
+            if not keep_going:
+                return exc.exit_code
+    return 0
