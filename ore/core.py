@@ -100,10 +100,7 @@ def execute(
     the one it had, so a cancelled reply leaves no half turn behind.
     """
     sent = build_messages(messages, session, tool_results, skills, system=system)
-    if on_token is None:
-        response = reasoner.complete(sent)
-    else:
-        response = reasoner.stream(sent, on_token)
+    response = reasoner.complete(sent) if on_token is None else reasoner.stream(sent, on_token)
     new_session = None
     if session is not None:
         answer = Message(role="assistant", content=response.content, timestamp=response.timestamp)

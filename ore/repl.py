@@ -7,6 +7,7 @@ history (readline), or from a pipe one per line, so scripts and tests drive the 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,10 +30,8 @@ def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
     except ImportError:  # pragma: no cover - readline is missing on some builds
         readline = None  # type: ignore[assignment]
     if readline is not None and history is not None:
-        try:
+        with contextlib.suppress(OSError):
             readline.read_history_file(history)
-        except OSError:
-            pass
         readline.set_history_length(_HISTORY_LENGTH)
     try:
         while True:
