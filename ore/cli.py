@@ -13,29 +13,27 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
 from . import __version__
 from .errors import OreError
-from .types import Message, Session, TurnContext
 
 if TYPE_CHECKING:
     from .core import Turn
     from .reasoner import Backend
     from .store import FileSessionStore
+    from .types import Session, TurnContext
 
 __all__ = ["cli", "main"]
 
 _SUBCOMMANDS = ("graph", "schema")
 
 
-@dataclass(frozen=True)
-class Options:
-    """Every flag of one invocation, as parsed."""
+class Options(NamedTuple):
+    """Every flag of one invocation, as parsed (a NamedTuple: immutable, and cheaper to import
+    than dataclasses on the start-up path of `ore --help`)."""
 
     prompt: str | None
     model: str | None
@@ -166,11 +164,15 @@ def _system(o: Options) -> str | None:
     """The persona (data in ore/prompts/aya.txt), or --system TEXT for this invocation."""
     if o.system is not None:
         return o.system or None
-    return (Path(__file__).parent / "prompts" / "aya.txt").read_text(encoding="utf-8").strip()
+    persona = os.path.join(os.path.dirname(__file__), "prompts", "aya.txt")
+    with open(persona, encoding="utf-8") as f:
+        return f.read().strip()
 
 
 def _turn_context(prompt: str, o: Options) -> TurnContext:
     """Tools, skills and routing for one turn. TODO(tools): --tool/--grant/--route/--skill."""
+    from .types import TurnContext
+
     return TurnContext()
 
 
@@ -221,6 +223,7 @@ def _run_turn(
 ) -> tuple[Turn, TurnContext]:
     """Gather the turn's context, execute it once, and print the answer unless told not to."""
     from .core import execute
+    from .types import Message
 
     ctx = _turn_context(prompt, o)
     streaming = print_answer and _stream_wanted(o)
@@ -248,6 +251,7 @@ def _run_turn(
 
 def _dry_run(o: Options, prompt: str, session: Session | None) -> None:
     from .core import build_messages
+    from .types import Message
 
     ctx = _turn_context(prompt, o)
     sent = build_messages(
@@ -300,6 +304,8 @@ def _open_session(o: Options) -> Session:
 
 
 def _repl(o: Options) -> int:
+    from .types import Session
+
     backend = _backend(o)
     model = _model(o, backend)
     reasoner = backend.reasoner(model)
@@ -444,7 +450,7 @@ def cli(**kwargs: Any) -> None:
       ore -c                       # conversation in a REPL
       ore --save-session work "first question"
     """
-    o = Options(**{f.name: kwargs[f.name] for f in fields(Options)})
+    o = Options(**{name: kwargs[name] for name in Options._fields})
     _check_conflicts(o)
     with reported():
         if o.list_sessions:

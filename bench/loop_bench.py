@@ -1,0 +1,136 @@
+"""Benchmark the loop: a turn's wall time against a bare `ollama` client call, and the start-up
+time of commands that call no model against `python -c "import click"`.
+
+Everything runs in the same run, on the same machine, as whole processes (what a shell user
+waits for), against a loopback Ollama imitation that answers instantly, so the figures measure
+ORE's own overhead. Medians of N interleaved runs.
+
+    python bench/loop_bench.py [--runs 15] [--json]
+
+Targets (issue "The loop"): turn <= 1.1x the bare client call; non-model commands <= 1.6x
+`import click`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "ore"
+
+BARE_CALL = (
+    "import ollama; c = ollama.Client(); "
+    "r = c.chat(model='llama3.2:latest', messages=[{'role': 'user', 'content': 'hi'}]); "
+    "print(r.message.content)"
+)
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [PY, str(ROOT / "tests" / "fake_ollama.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    return proc, url
+
+
+def wall(cmd: list[str], env: dict[str, str], stdin: str = "") -> float:
+    start = time.perf_counter()
+    result = subprocess.run(cmd, env=env, input=stdin, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {result.stderr.strip()}")
+    return elapsed
+
+
+def measure(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, float]:
+    """Median wall time per case, runs interleaved so drift hits every case alike."""
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for name, cmd in cases.items():  # warm the page cache and .pyc files
+        wall(cmd, env)
+    for _ in range(runs):
+        for name, cmd in cases.items():
+            times[name].append(wall(cmd, env))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    server, url = start_server()
+    home = tempfile.mkdtemp(prefix="ore-bench-")
+    env = {
+        **os.environ,
+        "OLLAMA_HOST": url,
+        "ORE_HOME": home,
+        "HOME": home,
+        "NO_COLOR": "1",
+    }
+    try:
+        turn = measure(
+            {
+                "bare ollama client call": [PY, "-c", BARE_CALL],
+                "ore turn (--model)": [ORE, "--model", "llama3.2:latest", "hi"],
+                "ore turn (default model)": [ORE, "hi"],
+            },
+            env,
+            args.runs,
+        )
+        startup = measure(
+            {
+                'python -c "import click"': [PY, "-c", "import click"],
+                "ore --help": [ORE, "--help"],
+                "ore --version": [ORE, "--version"],
+                "ore --list-sessions": [ORE, "--list-sessions"],
+                "ore --list-tools": [ORE, "--list-tools"],
+                "ore --list-skills": [ORE, "--list-skills"],
+                "ore --dry-run --model m hi": [ORE, "--dry-run", "--model", "m", "hi"],
+                "ore graph --help": [ORE, "graph", "--help"],
+            },
+            env,
+            args.runs,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+        shutil.rmtree(home, ignore_errors=True)
+
+    bare = turn["bare ollama client call"]
+    click_base = startup['python -c "import click"']
+    report = {
+        "runs": args.runs,
+        "turn": {k: {"seconds": round(v, 4), "ratio": round(v / bare, 3)} for k, v in turn.items()},
+        "startup": {
+            k: {"seconds": round(v, 4), "ratio": round(v / click_base, 3)} for k, v in startup.items()
+        },
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"median of {args.runs} runs, wall time of whole processes")
+    print("\nturn against the loopback server (target <= 1.10x the bare client call)")
+    for name, row in report["turn"].items():
+        print(f"  {name:32} {row['seconds'] * 1000:7.1f} ms  {row['ratio']:.2f}x")
+    print('\ncommands that call no model (target <= 1.60x python -c "import click")')
+    for name, row in report["startup"].items():
+        print(f"  {name:32} {row['seconds'] * 1000:7.1f} ms  {row['ratio']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
