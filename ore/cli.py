@@ -278,7 +278,7 @@ def _single_turn(o: Options) -> None:
     session = None
     name = o.session_name
     if name is not None:
-        session = _open_session(o)
+        session = _open_session(o, create=not o.dry_run)
     if o.dry_run:
         _dry_run(o, prompt, session)
         return
@@ -286,7 +286,7 @@ def _single_turn(o: Options) -> None:
     reasoner = backend.reasoner(_model(o, backend))
     turn, ctx = _run_turn(o, reasoner, prompt, session, print_answer=not o.as_json)
     if name is not None and turn.session is not None and session is not None:
-        _store().append(name, turn.session.messages[len(session.messages) :])
+        _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
     if o.as_json:
         out = turn.response.to_dict()
         if ctx.routing is not None:
@@ -294,13 +294,20 @@ def _single_turn(o: Options) -> None:
         _print_json(out)
 
 
-def _open_session(o: Options) -> Session:
-    """The session named by --resume-session (must exist) or --save-session (created if new)."""
+def _open_session(o: Options, *, create: bool = True) -> Session:
+    """The session named by --resume-session (must exist) or --save-session (created if new;
+    with `create=False`, as for --dry-run, nothing is written and a new session stays in memory)."""
     store = _store()
     if o.resume_session is not None:
         return store.load(o.resume_session)
     assert o.save_session is not None
-    return store.open_or_create(o.save_session)
+    if create:
+        return store.open_or_create(o.save_session)
+    if store.exists(o.save_session):
+        return store.load(o.save_session)
+    from .types import Session
+
+    return Session()
 
 
 def _repl(o: Options) -> int:
@@ -320,7 +327,8 @@ def _repl(o: Options) -> int:
         result, _ = _run_turn(o, reasoner, line, current)
         if current is not None and result.session is not None:
             if name is not None:
-                _store().append(name, result.session.messages[len(current.messages) :])
+                new = result.session.messages[len(current.messages) :]
+                _store().append(name, new, session_id=current.id)
             state["session"] = result.session
 
     interactive_terminal = sys.stdin.isatty()
@@ -348,7 +356,10 @@ def _list_sessions() -> None:
         note("no saved sessions")
         return
     for info in infos:
-        click.echo(f"{info.name}\t{info.message_count} messages\t{info.id}")
+        if info.problem is not None:
+            click.echo(f"{info.name}\tunreadable: {info.problem}")
+        else:
+            click.echo(f"{info.name}\t{info.message_count} messages\t{info.id}")
 
 
 def _list_models(o: Options) -> None:

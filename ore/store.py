@@ -1,0 +1,374 @@
+"""Saved sessions: one upstream-format JSON file per name under `$ORE_HOME/sessions/`.
+
+`<name>.json` holds exactly `id`, `created_at` and `messages` (role, content, id, timestamp),
+pretty UTF-8 JSON with a trailing newline; never a system message. The guarantees:
+
+- Append-only: saving appends this turn to what is on disk now, under an exclusive `flock` on
+  `<name>.json.lock`, so concurrent writers lose no turn and never rewrite one another's.
+- Atomic: temp file in the same directory, fsync, `os.replace`, fsync of the directory. The
+  directory is created 0o700, files are written 0o600.
+- Names are 1-100 of `A-Za-z0-9._-`, not starting with `.`, without `..`: never a path elsewhere.
+- A corrupt or unreadable file is reported with its path and never written, not even by append.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from .errors import DataError, StoreError
+from .types import Message, Session
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "MAX_SESSION_BYTES",
+    "FileSessionStore",
+    "SessionInfo",
+    "SessionStore",
+    "default_store",
+    "validate_name",
+]
+
+MAX_NAME_LENGTH = 100
+MAX_SESSION_BYTES = 64 * 1024 * 1024
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+_VALID_NAME = (
+    f"a session name is 1 to {MAX_NAME_LENGTH} letters, digits, '.', '_' or '-', "
+    "not starting with '.' and without '..'"
+)
+
+
+def _is_valid_name(name: str) -> bool:
+    return (
+        0 < len(name) <= MAX_NAME_LENGTH
+        and not name.startswith(".")
+        and ".." not in name
+        and _NAME_CHARS.issuperset(name)
+    )
+
+
+def validate_name(name: str) -> str:
+    """`name` unchanged when it is a valid session name, else a `StoreError` saying what is valid."""
+    if not isinstance(name, str) or not _is_valid_name(name):
+        shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "..."
+        raise StoreError(f"{shown} is not a valid session name; {_VALID_NAME}")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One saved session for `--list-sessions`; `modified` is the file's mtime (Unix seconds).
+
+    When the file cannot be read, `problem` says why and id, created_at and message_count are None.
+    """
+
+    name: str
+    path: Path
+    id: str | None
+    created_at: float | None
+    message_count: int | None
+    modified: float
+    problem: str | None = None
+
+
+class SessionStore(Protocol):
+    """Where named sessions live. Every method validates `name` first (`StoreError` if bad)."""
+
+    def exists(self, name: str) -> bool: ...
+
+    def load(self, name: str) -> Session: ...
+
+    def open_or_create(self, name: str) -> Session: ...
+
+    def append(
+        self, name: str, messages: Sequence[Message], *, session_id: str | None = None
+    ) -> Session: ...
+
+    def list(self) -> list[SessionInfo]: ...
+
+
+class FileSessionStore:
+    """Sessions as `<root>/<name>.json` files; see the module docstring for the guarantees.
+
+    Reading never creates anything; the first write creates `root` (mode 0o700).
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def path(self, name: str) -> Path:
+        """The file that holds session `name` (validated; the file need not exist)."""
+        return self.root / f"{validate_name(name)}.json"
+
+    def exists(self, name: str) -> bool:
+        """Whether something is saved under `name` (it may still turn out to be corrupt)."""
+        return self.path(name).exists()
+
+    def load(self, name: str) -> Session:
+        """The session saved under `name`; `StoreError` if it is missing, unreadable or corrupt."""
+        path = self.path(name)
+        raw = _read(path)
+        if raw is None:
+            raise self._missing(name)
+        return _parse(path, raw)
+
+    def open_or_create(self, name: str) -> Session:
+        """The session to continue for `--save-session NAME`: the saved one, or a new empty one.
+
+        An existing session is continued, never overwritten: the caller appends its new turns
+        after what is there, exactly as `--resume-session NAME` would. A new session is written
+        at once, so an unwritable directory is reported before any model is called. A corrupt
+        file is reported and left as it is.
+        """
+        path = self.path(name)
+        with self._locked(name):
+            raw = _read(path)
+            if raw is not None:
+                return _parse(path, raw)
+            session = Session()
+            self._write(name, path, session.to_dict())
+            return session
+
+    def append(
+        self, name: str, messages: Sequence[Message], *, session_id: str | None = None
+    ) -> Session:
+        """Append `messages` (one turn) to session `name` as it is on disk now; return the result.
+
+        Runs under the session's exclusive lock, so concurrent appends are serialised and none is
+        lost. Messages whose id is already saved are skipped, so retrying an append is harmless.
+        If the file has disappeared (deleted mid-conversation) it is recreated with these messages.
+
+        :param session_id: the id of the session the caller loaded; when given and the file now
+            holds a different session, nothing is written and `StoreError` is raised.
+        :raises ValueError: if a message is a system message (those are never stored).
+        """
+        path = self.path(name)
+        new = tuple(messages)
+        if any(m.role == "system" for m in new):
+            raise ValueError("system messages are never stored in a session")
+        with self._locked(name):
+            raw = _read(path)
+            on_disk = raw is not None
+            if not on_disk:
+                raw = (Session(id=session_id) if session_id else Session()).to_dict()
+            current = _parse(path, raw)
+            if session_id is not None and current.id != session_id:
+                raise StoreError(
+                    f"session file {path} now holds another session (id {current.id}, not "
+                    f"{session_id}); save this conversation under a new name",
+                    path=str(path),
+                )
+            seen = {m.id for m in current.messages}
+            fresh = [m for m in new if m.id not in seen]
+            if not fresh and on_disk:
+                return current
+            # Extend the file's own dict, so whatever the file holds is kept exactly as it was.
+            raw["messages"].extend(m.to_dict() for m in fresh)
+            self._write(name, path, raw)
+            return current.append(*fresh)
+
+    def delete(self, name: str) -> None:
+        """Remove session `name` (corrupt or not); `StoreError` if there is none."""
+        path = self.path(name)
+        if not os.path.lexists(path):
+            raise self._missing(name)
+        with self._locked(name):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                raise self._missing(name) from None
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot delete session file {path} ({_why(exc)}); remove it by hand",
+                    path=str(path),
+                ) from exc
+            # Safe while held: a waiter on this lock file sees it is gone and takes a fresh one.
+            with suppress(OSError):
+                os.unlink(self._lock_path(name))
+
+    def _missing(self, name: str) -> StoreError:
+        return StoreError(
+            f"no session named '{name}' in {self.root}; list them with --list-sessions",
+            path=str(self.path(name)),
+        )
+
+    def _lock_path(self, name: str) -> Path:
+        return self.root / f"{name}.json.lock"
+
+    def _write_error(self, what: Path, exc: OSError) -> StoreError:
+        return StoreError(
+            f"cannot write {what} ({_why(exc)}); check that {self.root} is a writable directory "
+            "with free space",
+            path=str(what),
+        )
+
+    @contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        lock_path = self._lock_path(name)
+        try:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._write_error(self.root, exc) from exc
+        while True:
+            try:
+                fd = os.open(
+                    lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+                )
+            except OSError as exc:
+                raise self._write_error(lock_path, exc) from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                # delete() unlinks the lock file while holding it: retry if ours is stale.
+                if os.path.samestat(os.fstat(fd), os.stat(lock_path)):
+                    break
+            except FileNotFoundError:
+                pass
+            except BaseException as exc:
+                os.close(fd)
+                if isinstance(exc, OSError):
+                    raise self._write_error(lock_path, exc) from exc
+                raise
+            os.close(fd)
+        try:
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+    def _write(self, name: str, path: Path, data: dict[str, Any]) -> None:
+        try:
+            blob = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates (from undecodable argv bytes) cannot be UTF-8: escape them instead.
+            blob = (json.dumps(data, indent=2) + "\n").encode("ascii")
+        if len(blob) > MAX_SESSION_BYTES:
+            raise StoreError(
+                f"session '{name}' would grow past {MAX_SESSION_BYTES >> 20} MiB; "
+                "continue in a new one with --save-session",
+                path=str(path),
+            )
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+        created = False
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            created = True
+            with open(fd, "wb") as handle:
+                handle.write(blob)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+            created = False
+        except BaseException as exc:
+            if created:
+                with suppress(OSError):
+                    os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise self._write_error(path, exc) from exc
+            raise
+        # Make the rename itself durable. Some filesystems refuse to fsync a directory; the
+        # file is already in place then, so that is not worth failing the turn for.
+        with suppress(OSError):
+            dir_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def list(self) -> list[SessionInfo]:
+        """Every saved session, sorted by name; unreadable ones are listed with their `problem`."""
+        try:
+            entries = sorted(os.scandir(self.root), key=lambda e: e.name)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(
+                f"cannot list sessions in {self.root} ({_why(exc)}); fix its permissions",
+                path=str(self.root),
+            ) from exc
+        infos = []
+        for entry in entries:
+            name = entry.name.removesuffix(".json")
+            if name == entry.name or not _is_valid_name(name):
+                continue  # lock files, temp files and strangers
+            path = Path(entry.path)
+            try:
+                modified = entry.stat().st_mtime
+            except OSError:
+                continue  # deleted since the directory was read, or a dangling link
+            try:
+                raw = _read(path)
+                session = None if raw is None else _parse(path, raw)
+            except StoreError as exc:
+                infos.append(SessionInfo(name, path, None, None, None, modified, exc.message))
+                continue
+            if session is not None:  # else deleted since the directory was read
+                count = len(session.messages)
+                infos.append(
+                    SessionInfo(name, path, session.id, session.created_at, count, modified)
+                )
+        return infos
+
+
+def default_store() -> FileSessionStore:
+    """The store the CLI uses: `$ORE_HOME/sessions` (`~/.ore/sessions` by default)."""
+    from .paths import ore_home
+
+    return FileSessionStore(ore_home() / "sessions")
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _corrupt(path: Path, why: str) -> StoreError:
+    return StoreError(f"session file {path} is corrupt ({why}); fix or move it", path=str(path))
+
+
+def _read(path: Path) -> Any:
+    """The JSON value in `path`, or None if there is no such file. Never writes anything."""
+    try:
+        # O_NONBLOCK: a FIFO planted at the path must not hang us; it is refused below.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(
+            f"session file {path} cannot be read ({_why(exc)}); fix its permissions or move it",
+            path=str(path),
+        ) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            why = "it is a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise _corrupt(path, why)
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > MAX_SESSION_BYTES:
+                raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
+            chunks.append(chunk)
+    except OSError as exc:
+        raise _corrupt(path, _why(exc)) from exc
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(b"".join(chunks).decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep
+        raise _corrupt(path, f"not JSON: {exc}") from exc
+
+
+def _parse(path: Path, raw: Any) -> Session:
+    try:
+        return Session.from_dict(raw)
+    except DataError as exc:
+        raise _corrupt(path, exc.message) from exc
+    except OverflowError as exc:  # an integer too large for a float timestamp
+        raise _corrupt(path, str(exc)) from exc
