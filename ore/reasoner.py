@@ -125,6 +125,16 @@ class OllamaBackend:
             host=self.address, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))
         )
 
+    def close(self) -> None:
+        """Close the connection pool (a process that exits need not bother)."""
+        self._client.close()
+
+    def __enter__(self) -> OllamaBackend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def list_models(self) -> list[str]:
         """The names of the models the server has, in the server's order."""
         with self._errors():

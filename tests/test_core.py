@@ -68,7 +68,9 @@ def test_execute_makes_exactly_one_reasoner_call(streaming: bool) -> None:
 
 def test_streamed_tokens_reach_the_callback_and_the_response_holds_the_whole_text() -> None:
     tokens: list[str] = []
-    turn = execute([user("hi")], reasoner=CountingReasoner(pieces=("a", "b", "c")), on_token=tokens.append)
+    turn = execute(
+        [user("hi")], reasoner=CountingReasoner(pieces=("a", "b", "c")), on_token=tokens.append
+    )
     assert tokens == ["a", "b", "c"]
     assert turn.response.content == "abc"
 

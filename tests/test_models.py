@@ -18,7 +18,14 @@ from ore.models import choose_model, default_model
         (["llama3.2-vision:latest", "llama3:8b"], "llama3:8b"),
         ([], None),
     ],
-    ids=["llama3.2-first", "llama3.1-over-mistral", "qwen-last-resort", "first-listed", "base-name-exact", "empty"],
+    ids=[
+        "llama3.2-first",
+        "llama3.1-over-mistral",
+        "qwen-last-resort",
+        "first-listed",
+        "base-name-exact",
+        "empty",
+    ],
 )
 def test_default_model_prefers_upstreams_order(available: list[str], expected: str | None) -> None:
     assert default_model(available) == expected

@@ -19,7 +19,9 @@ def test_message_round_trips_through_json() -> None:
 
 
 def test_session_round_trips_through_json_with_upstreams_three_keys() -> None:
-    session = Session().append(Message(role="user", content="a"), Message(role="assistant", content="b"))
+    session = Session().append(
+        Message(role="user", content="a"), Message(role="assistant", content="b")
+    )
     data = json.loads(json.dumps(session.to_dict()))
     assert set(data) == {"id", "created_at", "messages"}
     assert Session.from_dict(data) == session
@@ -70,7 +72,15 @@ def test_a_session_refuses_system_messages() -> None:
         {"messages": [{"role": "user"}], "id": "1", "created_at": 1.0},
         {"messages": [{"role": "user", "content": 5}], "id": "1", "created_at": 1.0},
     ],
-    ids=["list", "messages-not-list", "id-int", "created-str", "bad-role", "no-content", "content-int"],
+    ids=[
+        "list",
+        "messages-not-list",
+        "id-int",
+        "created-str",
+        "bad-role",
+        "no-content",
+        "content-int",
+    ],
 )
 def test_malformed_sessions_raise_data_error_naming_the_problem(data: object) -> None:
     with pytest.raises(DataError) as info:
@@ -78,7 +88,12 @@ def test_malformed_sessions_raise_data_error_naming_the_problem(data: object) ->
     assert info.value.message
 
 
-@given(st.recursive(st.none() | st.booleans() | st.floats() | st.text(), lambda c: st.lists(c) | st.dictionaries(st.text(), c)))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.floats() | st.text(),
+        lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+    )
+)
 def test_random_json_never_crashes_the_session_reader(data: object) -> None:
     try:
         Session.from_dict(data)
