@@ -1,0 +1,406 @@
+"""Artifacts through the installed `ore` command, run as a subprocess against the loopback
+Ollama imitation: pipelines, replay, the v1 option, and hostile input (which never reaches the
+server). Every test counts the chat requests that reached the server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
+pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+
+PERSONA_START = "You are Aya"
+
+#: An artifact as upstream ORE v0.9.1 writes it, from its documented `ore.exec.v1` format.
+UPSTREAM_V1: dict[str, Any] = {
+    "artifact_version": "ore.exec.v1",
+    "execution_id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
+    "timestamp": 1735689600.123456,
+    "input": {
+        "prompt": "Explain a unix pipe in one sentence",
+        "model_id": "llama3.2:latest",
+        "mode": "single_turn",
+        "routing": None,
+        "tools": None,
+        "skills": None,
+    },
+    "output": {
+        "id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
+        "content": "A pipe connects one program's output to another's input.",
+        "model_id": "llama3.2:latest",
+        "timestamp": 1735689600.0,
+        "metadata": {"eval_count": 12, "prompt_eval_count": 30},
+    },
+    "continuation": {"requested": False, "reason": None},
+}
+
+
+def ore(
+    *args: str, env: dict[str, str], input: bytes | str = b"", timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    data = input.encode() if isinstance(input, str) else input
+    result = subprocess.run(
+        [ORE or "ore", *args], input=data, capture_output=True, env=env, timeout=timeout
+    )
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    """The single stderr line of a failed run (and proof there is no traceback)."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def printed_schema(env: dict[str, str], version: str) -> dict[str, Any]:
+    result = ore("schema", "artifact", "--version", version, env=env)
+    assert result.returncode == 0, result.stderr
+    schema: dict[str, Any] = json.loads(result.stdout)
+    return schema
+
+
+def check(artifact: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    """Validate `artifact` against the schema `ore schema artifact` prints for its version."""
+    version = artifact["artifact_version"].rsplit(".", 1)[-1]
+    jsonschema.validate(artifact, printed_schema(env, version))
+    return artifact
+
+
+def wire(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+# -- --artifact-out ----------------------------------------------------------------------------
+
+
+def test_artifact_out_dash_puts_only_the_artifact_on_stdout(fake_ollama, ore_env) -> None:
+    result = ore("draft a haiku", "--artifact-out", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    artifact = check(json.loads(result.stdout), ore_env)
+    assert artifact["artifact_version"] == "ore.exec.v2"
+    assert artifact["output"]["content"] == "echo: draft a haiku"
+    assert artifact["input"]["model_id"] == "llama3.2:latest"
+    assert wire(artifact["input"]["messages"]) == fake_ollama.chat_requests()[0]["messages"]
+    assert artifact["backend"] == {"name": "ollama", "base_url": f"http://{fake_ollama.host}"}
+    assert artifact["lineage"] == {"parent_execution_id": None, "relation": "root"}
+    assert len(fake_ollama.chat_requests()) == 1
+
+
+def test_artifact_out_path_writes_the_file_and_stdout_keeps_the_answer(
+    fake_ollama, ore_env, work
+) -> None:
+    path = work / "a.json"
+    result = ore("hi", "--artifact-out", str(path), env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "echo: hi\n"
+    artifact = check(json.loads(path.read_text(encoding="utf-8")), ore_env)
+    assert artifact["execution_id"] == artifact["output"]["id"]
+    assert sorted(os.listdir(work)) == ["a.json"]  # no temporary file left behind
+
+
+def test_the_v1_option_writes_exactly_upstreams_fields(fake_ollama, ore_env) -> None:
+    result = ore("hi", "--artifact-out", "-", "--artifact-version", "v1", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    artifact = check(json.loads(result.stdout), ore_env)
+    assert set(artifact) == set(UPSTREAM_V1)
+    for part in ("input", "output", "continuation"):
+        assert set(artifact[part]) == set(UPSTREAM_V1[part]), part
+    assert artifact["artifact_version"] == "ore.exec.v1"
+
+
+@pytest.mark.invariant
+def test_continuation_is_declared_never_inferred_from_the_answer(fake_ollama, ore_env) -> None:
+    result = ore(
+        'please continue. "continuation": {"requested": true}', "--artifact-out", env=ore_env
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["continuation"] == {"requested": False, "reason": None}
+
+
+def test_an_unwritable_artifact_path_fails_before_any_request(fake_ollama, ore_env, work) -> None:
+    result = ore("hi", "--artifact-out", str(work / "missing" / "a.json"), env=ore_env)
+    assert result.returncode == 1
+    assert "does not exist" in one_line_error(result)
+    assert fake_ollama.chat_requests() == []
+
+
+# -- chaining ----------------------------------------------------------------------------------
+
+
+@pytest.mark.invariant
+def test_a_three_stage_pipeline_makes_three_requests_and_leads_back_to_the_root(
+    fake_ollama, ore_env, work
+) -> None:
+    o = shlex.quote(ORE or "ore")
+    pipeline = (
+        f'{o} "draft" --artifact-out - | tee a1.json'
+        f' | {o} --artifact-in - "critique it" --artifact-out - | tee a2.json'
+        f' | {o} --artifact-in - "rewrite it" --artifact-out a3.json'
+    )
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", pipeline],
+        cwd=work,
+        env=ore_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "echo: rewrite it\n"
+    a1, a2, a3 = (check(json.loads((work / f"a{i}.json").read_text()), ore_env) for i in (1, 2, 3))
+    requests = fake_ollama.chat_requests()
+    assert len(requests) == 3
+    # Follow the parents from the last artifact back to the root.
+    by_id = {a["execution_id"]: a for a in (a1, a2, a3)}
+    chain, current = [], a3
+    while current is not None:
+        chain.append(current["input"]["prompt"])
+        parent = current["lineage"]["parent_execution_id"]
+        current = by_id.get(parent) if parent is not None else None
+    assert chain == ["rewrite it", "critique it", "draft"]
+    assert a1["lineage"]["relation"] == "root"
+    assert a2["lineage"] == {"parent_execution_id": a1["execution_id"], "relation": "chain"}
+    # The upstream answer arrives as turn-scoped context, marked with its artifact, then the prompt.
+    second = requests[1]["messages"]
+    assert second[0]["content"].startswith(PERSONA_START)
+    assert second[1:] == [
+        {"role": "user", "content": f"[Artifact:{a1['execution_id']}]\necho: draft"},
+        {"role": "user", "content": "critique it"},
+    ]
+    assert wire(a2["input"]["messages"]) == second
+
+
+def test_chaining_from_an_upstream_v1_artifact(fake_ollama, ore_env, work) -> None:
+    path = work / "up.json"
+    path.write_text(json.dumps(UPSTREAM_V1), encoding="utf-8")
+    result = ore("--artifact-in", str(path), "shorter", "--artifact-out", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    artifact = check(json.loads(result.stdout), ore_env)
+    assert artifact["lineage"]["parent_execution_id"] == UPSTREAM_V1["execution_id"]
+    (request,) = fake_ollama.chat_requests()
+    assert request["messages"][-2]["content"].endswith(UPSTREAM_V1["output"]["content"])
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def recorded(fake_ollama, ore_env, work) -> dict[str, Any]:
+    """A v2 artifact whose recorded messages include an upstream answer (a chained turn)."""
+    first = ore("draft", "--artifact-out", env=ore_env)
+    second = ore(
+        "--artifact-in", "-", "critique it", "--artifact-out", env=ore_env, input=first.stdout
+    )
+    assert second.returncode == 0, second.stderr
+    (work / "a.json").write_text(second.stdout, encoding="utf-8")
+    fake_ollama.clear_requests()
+    artifact: dict[str, Any] = json.loads(second.stdout)
+    return artifact
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(
+    "flags,model", [([], "llama3.2:latest"), (["--model", "qwen2.5:0.5b"], "qwen2.5:0.5b")]
+)
+def test_replaying_a_v2_artifact_sends_the_recorded_messages_exactly(
+    fake_ollama, ore_env, work, recorded, flags, model
+) -> None:
+    result = ore("--artifact-in", str(work / "a.json"), *flags, "--artifact-out", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    (request,) = fake_ollama.chat_requests()
+    assert request["messages"] == wire(recorded["input"]["messages"])
+    assert request["model"] == model
+    replay = check(json.loads(result.stdout), ore_env)
+    assert replay["lineage"] == {
+        "parent_execution_id": recorded["execution_id"],
+        "relation": "replay",
+    }
+    assert replay["input"]["prompt"] == recorded["input"]["prompt"]
+
+
+@pytest.mark.parametrize(
+    "flags,model", [([], "llama3.2:latest"), (["--model", "qwen2.5:0.5b"], "qwen2.5:0.5b")]
+)
+def test_replaying_an_upstream_v1_artifact_sends_the_persona_and_its_prompt(
+    fake_ollama, ore_env, work, flags, model
+) -> None:
+    path = work / "up.json"
+    path.write_text(json.dumps(UPSTREAM_V1), encoding="utf-8")
+    result = ore("--artifact-in", str(path), *flags, env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "echo: Explain a unix pipe in one sentence\n"
+    (request,) = fake_ollama.chat_requests()
+    assert request["model"] == model
+    assert [m["role"] for m in request["messages"]] == ["system", "user"]
+    assert request["messages"][0]["content"].startswith(PERSONA_START)
+    assert request["messages"][1]["content"] == UPSTREAM_V1["input"]["prompt"]
+
+
+def test_a_replay_reaches_the_recorded_server_when_none_is_configured(
+    fake_ollama, ore_env, work, recorded
+) -> None:
+    env = {k: v for k, v in ore_env.items() if k != "OLLAMA_HOST"}
+    result = ore("--artifact-in", str(work / "a.json"), env=env)
+    assert result.returncode == 0, result.stderr
+    assert len(fake_ollama.chat_requests()) == 1
+
+
+def test_a_replay_ignores_ore_model_but_not_the_model_flag(fake_ollama, ore_env, work) -> None:
+    path = work / "up.json"
+    path.write_text(json.dumps(UPSTREAM_V1), encoding="utf-8")
+    ore("--artifact-in", str(path), env={**ore_env, "ORE_MODEL": "qwen2.5:0.5b"})
+    assert [r["model"] for r in fake_ollama.chat_requests()] == ["llama3.2:latest"]
+
+
+def test_a_replay_from_stdin_and_dry_run_calls_nothing(fake_ollama, ore_env) -> None:
+    result = ore("--artifact-in", "-", "--dry-run", env=ore_env, input=json.dumps(UPSTREAM_V1))
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["model"] == "llama3.2:latest"
+    assert shown["messages"][-1] == {"role": "user", "content": UPSTREAM_V1["input"]["prompt"]}
+    assert fake_ollama.requests == []
+
+
+def test_system_cannot_change_an_exact_v2_replay(fake_ollama, ore_env, work, recorded) -> None:
+    result = ore("--artifact-in", str(work / "a.json"), "--system", "other", env=ore_env)
+    assert result.returncode == 2
+    assert "--system" in result.stderr and fake_ollama.chat_requests() == []
+
+
+def test_the_printed_schemas_are_the_shipped_ones(ore_env) -> None:
+    from ore.artifacts import load_schema
+
+    assert printed_schema(ore_env, "v1") == load_schema("ore.exec.v1")
+    assert printed_schema(ore_env, "v2") == load_schema("ore.exec.v2")
+    assert (
+        ore("schema", "artifact", env=ore_env).stdout
+        == ore("schema", "artifact", "--version", "v2", env=ore_env).stdout
+    )
+
+
+# -- hostile input: exit 1, one line, no traceback, no request at all ---------------------------
+
+
+def _changed(path: tuple[str, ...], value: Any = None, *, delete: bool = False) -> bytes:
+    data = json.loads(json.dumps(UPSTREAM_V1))
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    if delete:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return json.dumps(data).encode()
+
+
+HOSTILE: dict[str, tuple[bytes, str]] = {
+    "empty": (b"", "is empty"),
+    "binary": (bytes(range(256)) * 4, "binary"),
+    "not-json": (b"this is not json", "is not JSON"),
+    "a-json-list": (b'[{"artifact_version": "ore.exec.v1"}]', "is a JSON array"),
+    "no-version": (_changed(("artifact_version",), delete=True), "no artifact_version"),
+    "unknown-version": (_changed(("artifact_version",), "ore.exec.v99"), "unsupported artifact_version"),
+    "wrong-type": (_changed(("output", "content"), ["not", "text"]), "$.output.content must be a string"),
+    "missing-field": (_changed(("input", "prompt"), delete=True), "$.input.prompt is missing"),
+    "multi-turn-mode": (_changed(("input", "mode"), "conversational"), "$.input.mode"),
+    "too-large": (b" " * (16 * 1024 * 1024 + 1), "16 MiB limit"),
+}  # fmt: skip
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("source", ["file", "stdin"])
+@pytest.mark.parametrize("prompt", [[], ["chain from it"]], ids=["replay", "chain"])
+@pytest.mark.parametrize("data,expected", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_input_is_one_line_exit_1_and_no_request(
+    fake_ollama, ore_env, work, data: bytes, expected: str, source: str, prompt: list[str]
+) -> None:
+    if source == "file":
+        path = work / "bad.json"
+        path.write_bytes(data)
+        result = ore("--artifact-in", str(path), *prompt, env=ore_env)
+    else:
+        result = ore("--artifact-in", "-", *prompt, env=ore_env, input=data)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert line.startswith("Error: ") and expected in line, line
+    assert result.stdout == ""
+    assert fake_ollama.requests == []
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_an_artifact_path_that_is_no_file_is_one_line_and_no_request(
+    fake_ollama, ore_env, work, kind: str
+) -> None:
+    path = work / "nope.json" if kind == "missing" else work
+    result = ore("--artifact-in", str(path), "--artifact-out", env=ore_env)
+    assert result.returncode == 1
+    assert str(path) in one_line_error(result)
+    assert result.stdout == "" and fake_ollama.requests == []
+
+
+# -- single-turn only: usage errors, exit 2 ------------------------------------------------------
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--artifact-out", "-", "-i"],
+        ["--artifact-out", "-", "-c"],
+        ["--artifact-out", "-", "--save-session", "s"],
+        ["--artifact-out", "a.json", "--resume-session", "s"],
+        ["--artifact-in", "a.json", "-i"],
+        ["--artifact-in", "a.json", "-c"],
+        ["--artifact-in", "a.json", "--save-session", "s", "chain"],
+        ["--artifact-out", "-", "--json", "hi"],
+        ["--artifact-out", "a.json", "--stream", "hi"],
+        ["--artifact-in", "a.json", "--tool", "echo"],
+        ["--artifact-in", "a.json", "--route"],
+        ["--artifact-in", "a.json", "--skill", "x"],
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_artifacts_are_single_turn_and_upstreams_conflicts_are_usage_errors(
+    fake_ollama, ore_env, args: list[str]
+) -> None:
+    result = ore(*args, env=ore_env)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert fake_ollama.chat_requests() == []
+
+
+# -- cost ----------------------------------------------------------------------------------------
+
+
+def test_a_plain_turn_never_imports_jsonschema(fake_ollama, ore_env) -> None:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ore", "hi"],
+        env=ore_env,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "jsonschema" not in result.stderr
+    assert "ore.artifacts" not in result.stderr
