@@ -21,6 +21,7 @@ from . import __version__
 from .errors import OreError
 
 if TYPE_CHECKING:
+    from .artifacts import BackendInfo, ExecutionArtifact, Relation
     from .core import Turn
     from .reasoner import Backend
     from .store import FileSessionStore
@@ -49,6 +50,8 @@ class Options(NamedTuple):
     as_json: bool
     dry_run: bool
     timeout: float | None
+    backend: str | None
+    base_url: str | None
     tool: str | None
     tool_arg: tuple[str, ...]
     grant: tuple[str, ...]
@@ -59,6 +62,7 @@ class Options(NamedTuple):
     list_skills: bool
     artifact_out: str | None
     artifact_in: str | None
+    artifact_version: str
 
     @property
     def session_name(self) -> str | None:
@@ -144,11 +148,30 @@ def _check_conflicts(o: Options) -> None:
 # -- the pieces a turn is made of ----------------------------------------------------------------
 
 
-def _backend(o: Options) -> Backend:
-    """The model server for this invocation. TODO(backend): --backend/--base-url select others."""
+def _backend(o: Options, recorded: BackendInfo | None = None) -> Backend:
+    """The model server for this invocation: --backend (ORE_BACKEND), at --base-url if given.
+
+    For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
+    ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
+    `recorded` (a replayed artifact's backend) fills in only what flags and environment leave
+    unset, and the key is never sent to an address that came from an artifact alone: an
+    artifact is untrusted data, and must not be able to send the key to a server of its choice.
+    """
     from .reasoner import DEFAULT_TIMEOUT, OllamaBackend
 
-    return OllamaBackend(timeout=o.timeout or DEFAULT_TIMEOUT)
+    timeout = o.timeout or DEFAULT_TIMEOUT
+    name = o.backend or (recorded.name if recorded is not None else None) or "ollama"
+    fallback = recorded.base_url if recorded is not None and recorded.name == name else None
+    if name != "openai":
+        host = o.base_url or (None if os.environ.get("OLLAMA_HOST") else fallback)
+        return OllamaBackend(host, timeout=timeout)
+    from .openai_backend import OpenAIBackend, resolve_base_url
+
+    configured = o.base_url or os.environ.get("ORE_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+    if fallback and not (configured and configured.strip()):
+        return OpenAIBackend(fallback, None, timeout=timeout)
+    key = os.environ.get("ORE_API_KEY", "").strip() or os.environ.get("OPENAI_API_KEY", "")
+    return OpenAIBackend(resolve_base_url(o.base_url, os.environ), key or None, timeout=timeout)
 
 
 def _model(o: Options, backend: Backend) -> str:
@@ -282,9 +305,11 @@ def _single_turn(o: Options) -> None:
     if o.dry_run:
         _dry_run(o, prompt, session)
         return
+    _check_artifact_out(o)
     backend = _backend(o)
     reasoner = backend.reasoner(_model(o, backend))
-    turn, ctx = _run_turn(o, reasoner, prompt, session, print_answer=not o.as_json)
+    shown = not o.as_json and o.artifact_out != "-"
+    turn, ctx = _run_turn(o, reasoner, prompt, session, print_answer=shown)
     if name is not None and turn.session is not None and session is not None:
         _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
     if o.as_json:
@@ -292,6 +317,107 @@ def _single_turn(o: Options) -> None:
         if ctx.routing is not None:
             out["routing"] = ctx.routing.to_dict()
         _print_json(out)
+    _write_artifact(o, turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
+
+
+# -- artifacts (the TODO(artifacts) hooks): --artifact-out, replay and chaining ------------------
+
+
+def _check_artifact_out(o: Options) -> None:
+    """Refuse an unwritable --artifact-out PATH before any model call."""
+    if o.artifact_out is not None:
+        from .artifacts import check_destination
+
+        check_destination(o.artifact_out)
+
+
+def _write_artifact(
+    o: Options,
+    turn: Turn,
+    backend: Backend,
+    *,
+    prompt: str,
+    model_id: str,
+    ctx: TurnContext | None = None,
+    parent: ExecutionArtifact | None = None,
+    relation: Relation | None = None,
+) -> None:
+    """Write the turn's artifact to --artifact-out (stdout for '-', else atomically to a file)."""
+    if o.artifact_out is None:
+        return
+    from .artifacts import BackendInfo, build_artifact, write_artifact
+    from .types import TurnContext
+
+    ctx = ctx if ctx is not None else TurnContext()
+    artifact = build_artifact(
+        turn,
+        prompt=prompt,
+        model_id=model_id,
+        backend=BackendInfo(backend.name, backend.address),
+        routing=ctx.routing,
+        tools=[r.tool_name for r in ctx.tool_results if r.kind == "tool"],
+        skills=[s.name for s in ctx.skills],
+        parent=parent,
+        relation=relation,
+    )
+    write_artifact(artifact, o.artifact_out, version=o.artifact_version)
+
+
+def _artifact_turn(o: Options) -> None:
+    """--artifact-in: replay the artifact's turn (no prompt) or chain from it (a new prompt).
+
+    The artifact is read and validated first, so a bad one costs no model call. The model is
+    --model, else the one the artifact recorded (ORE_MODEL does not override an artifact).
+    Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
+    """
+    from .artifacts import plan_turn, read_artifact
+    from .core import execute
+
+    if o.session_name is not None:
+        raise click.UsageError("--artifact-in and a session flag cannot be used together.")
+    if o.prompt is not None and not o.prompt.strip():
+        raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
+    parent = read_artifact(o.artifact_in or "-")
+    if o.prompt is None and parent.messages is not None and o.system is not None:
+        raise click.UsageError(
+            f"--system cannot be used to replay an {parent.version} artifact: "
+            "it replays the recorded messages exactly."
+        )
+    plan = plan_turn(parent, o.prompt, system=_system(o))
+    model = o.model or plan.model_id
+    if o.dry_run:
+        from .core import build_messages
+
+        sent = build_messages(plan.messages, None, plan.tool_results, system=plan.system)
+        messages = [{"role": m.role, "content": m.content} for m in sent]
+        _print_json({"model": model, "messages": messages})
+        return
+    _check_artifact_out(o)
+    # A replay may reach the server it recorded (when flags and environment name none); a chain
+    # never does: the new prompt must not go to an address an artifact chose.
+    backend = _backend(o, parent.backend if plan.relation == "replay" else None)
+    reasoner = backend.reasoner(model)
+    shown = not o.as_json and o.artifact_out != "-"
+    streaming = shown and _stream_wanted(o)
+    turn = execute(
+        plan.messages,
+        None,
+        plan.tool_results,
+        reasoner=reasoner,
+        system=plan.system,
+        on_token=_on_token if streaming else None,
+    )
+    if streaming:
+        click.echo("" if turn.response.content.endswith("\n") else "\n", nl=False)
+    elif shown:
+        click.echo(turn.response.content)
+    if o.verbose:
+        _verbose(turn)
+    if o.as_json:
+        _print_json(turn.response.to_dict())
+    _write_artifact(
+        o, turn, backend, prompt=plan.prompt, model_id=model, parent=parent, relation=plan.relation
+    )
 
 
 def _open_session(o: Options, *, create: bool = True) -> Session:
@@ -428,6 +554,17 @@ def _list_skills() -> None:
     metavar="SECONDS",
     help="Wait at most this long for each piece of an answer (default 300).",
 )
+@click.option(
+    "--backend",
+    type=click.Choice(["ollama", "openai"], case_sensitive=False),
+    envvar="ORE_BACKEND",
+    help="Model server protocol: Ollama (default), or OpenAI-compatible (llama-server, vLLM).",
+)
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="Server address (openai default: ORE_BASE_URL, OPENAI_BASE_URL, http://127.0.0.1:8080/v1).",
+)
 @click.option("--tool", metavar="NAME", help="Run tool NAME before the turn.")
 @click.option(
     "--tool-arg", multiple=True, metavar="KEY=VALUE", help="Argument for --tool (repeatable)."
@@ -449,6 +586,14 @@ def _list_skills() -> None:
 )
 @click.option(
     "--artifact-in", metavar="PATH", help="Replay an artifact, or chain from it with a prompt."
+)
+@click.option(
+    "--artifact-version",
+    type=click.Choice(["v1", "v2", "ore.exec.v1", "ore.exec.v2"]),
+    default="v2",
+    envvar="ORE_ARTIFACT_VERSION",
+    show_default=True,
+    help="What --artifact-out writes: v2 (exact replay, lineage) or v1 (upstream's fields only).",
 )
 @click.version_option(__version__, "--version", prog_name="ore", message="%(prog)s %(version)s")
 def cli(**kwargs: Any) -> None:
@@ -476,6 +621,8 @@ def cli(**kwargs: Any) -> None:
             code = _repl(o)
             if code:
                 raise click.exceptions.Exit(code)
+        elif o.artifact_in is not None:
+            _artifact_turn(o)
         elif o.prompt is None and sys.stdin.isatty():
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
@@ -491,7 +638,7 @@ def main(argv: list[str] | None = None) -> None:
 
             graph.main(args[1:], prog_name="ore graph")
         elif args[:1] == ["schema"]:
-            from .artifacts import schema_command  # type: ignore[attr-defined]
+            from .artifacts import schema_command
 
             schema_command.main(args[1:], prog_name="ore schema")
         else:
