@@ -179,8 +179,8 @@ def _model(o: Options, backend: Backend) -> str:
     from .models import choose_model
 
     if o.model or os.environ.get("ORE_MODEL", "").strip():
-        return choose_model(o.model, None, address=backend.address)
-    return choose_model(None, backend.list_models(), address=backend.address)
+        return choose_model(o.model, None, address=backend.address, backend=backend.name)
+    return choose_model(None, backend.list_models(), address=backend.address, backend=backend.name)
 
 
 def _system(o: Options) -> str | None:
@@ -489,14 +489,12 @@ def _list_sessions() -> None:
 
 
 def _list_models(o: Options) -> None:
-    from .models import default_model
+    from .models import default_model, no_models
 
     backend = _backend(o)
     models = backend.list_models()
     if not models:
-        raise OreError(
-            f"the server at {backend.address} has no models; install one, e.g. 'ollama pull llama3.2'"
-        )
+        raise no_models(backend.address, backend.name)
     chosen = default_model(models)
     for name in models:
         click.echo(name + ("\t(default)" if name == chosen else ""))
