@@ -25,7 +25,13 @@ _EXPORTS: dict[str, str] = {
     "execute": "ore.core",
     "OreError": "ore.errors",
     "Reasoner": "ore.reasoner",
+    "Backend": "ore.reasoner",
     "OllamaBackend": "ore.reasoner",
+    "OpenAIBackend": "ore.openai_backend",
+    "FileSessionStore": "ore.store",
+    "ExecutionArtifact": "ore.artifacts",
+    "read_artifact": "ore.artifacts",
+    "build_artifact": "ore.artifacts",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
