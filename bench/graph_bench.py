@@ -1,0 +1,165 @@
+"""Benchmark `ore.graph` against grimp on real packages installed from PyPI.
+
+For each package (django, sympy): grimp's build of its import graph, ORE's cold index (empty
+cache, both cores), a warm query (cache fresh: staleness check + graph + `dependents`), and a
+re-index after one file changed; then precision and recall of ORE's resolved Python import
+edges against grimp's graph. All in one process, interleaved, medians of N runs; the import of
+grimp and of ORE is excluded from every timing, as in the anchor figures.
+
+    python bench/graph_bench.py [--runs 5] [--site DIR] [--json]
+
+Without --site the packages are installed with `pip install --target` into a temporary folder.
+Targets (issue 5, 2 cores): django cold <= 4x grimp, warm <= 1.5x grimp; precision and recall
+>= 0.99 on both packages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+PACKAGES = {"django": "db/models/base.py", "sympy": "core/basic.py"}
+
+
+def install(target: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target)]
+    subprocess.run([*cmd, *PACKAGES], check=True)
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    gc.collect()  # no garbage from the previous step is collected on this step's clock
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def grimp_edges(graph: Any) -> set[tuple[str, str]]:
+    return {(m, t) for m in graph.modules for t in graph.find_modules_directly_imported_by(m)}
+
+
+def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
+    from ore.graph.resolve import python_module_names
+
+    table = python_module_names(
+        str(root), [p for p, f in index.files.items() if f.language == "python"]
+    )
+    names: dict[str, str] = {}
+    for name, path in table.items():
+        names.setdefault(path, name)
+    edges = {
+        (names[e.source], names[e.target])
+        for e in index.edges
+        if e.kind == "import" and e.source in names and e.target in names
+    }
+    return edges, set(names.values())
+
+
+def bench_package(pkg: str, site: Path, runs: int, home: Path) -> dict[str, Any]:
+    import grimp
+
+    from ore.graph import open_graph
+    from ore.graph.cache import cache_path
+
+    root = site / pkg
+    changed = root / PACKAGES[pkg]
+    original = changed.read_bytes()
+    grimp_times, cold, warm, warm_top, reindex = [], [], [], [], []
+    try:
+        for run in range(runs):
+            t, ggraph = timed(lambda: grimp.build_graph(pkg, cache_dir=None))
+            grimp_times.append(t)
+            cache_path(root.resolve()).unlink(missing_ok=True)
+            t, _ = timed(lambda: open_graph(root) and None)
+            cold.append(t)
+            t, _ = timed(lambda: open_graph(root).dependents(PACKAGES[pkg]) and None)
+            warm.append(t)
+            t, _ = timed(lambda: open_graph(root).top_files(10) and None)
+            warm_top.append(t)
+            changed.write_bytes(original + f"\n# bench edit {run}\n".encode())
+            t, parsed = timed(lambda: open_graph(root).index.parsed)
+            assert parsed == 1, parsed
+            reindex.append(t)
+            changed.write_bytes(original)
+            open_graph(root)
+    finally:
+        changed.write_bytes(original)
+    truth = grimp_edges(ggraph)
+    index = open_graph(root).index
+    mine, my_modules = ore_edges(index, root)
+    inside = {e for e in mine if e[0] in ggraph.modules and e[1] in ggraph.modules}
+    med = statistics.median
+    return {
+        "package": pkg,
+        "files": len(index.files),
+        "python_files": sum(1 for f in index.files.values() if f.language == "python"),
+        "grimp_modules": len(ggraph.modules),
+        "grimp_edges": len(truth),
+        "ore_python_edges": len(mine),
+        "grimp_s": med(grimp_times),
+        "cold_s": med(cold),
+        "warm_dependents_s": med(warm),
+        "warm_top_files_s": med(warm_top),
+        "reindex_one_s": med(reindex),
+        "cold_x_grimp": med(cold) / med(grimp_times),
+        "warm_x_grimp": med(warm) / med(grimp_times),
+        "recall": len(truth & mine) / len(truth),
+        "precision": len(truth & mine) / len(mine),
+        "precision_within_grimp_modules": len(truth & inside) / max(1, len(inside)),
+        "missing": sorted(truth - mine)[:20],
+        "extra": sorted(mine - truth)[:20],
+        "modules_only_ore": sorted(my_modules - set(ggraph.modules))[:20],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--site", type=Path, help="a folder where django and sympy are installed")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ore-graph-bench-"))
+    try:
+        site = args.site or work / "site"
+        if args.site is None:
+            install(site)
+        os.environ["ORE_HOME"] = str(work / "home")
+        sys.path.insert(0, str(site))
+        results = [bench_package(pkg, site, args.runs, work / "home") for pkg in PACKAGES]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "graph_bench.json").write_text(json.dumps(results, indent=1))
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return
+    print(f"cores: {os.cpu_count()}, runs: {args.runs} (medians)")
+    for r in results:
+        print(
+            f"{r['package']:7} files {r['files']:5}  grimp {r['grimp_s']:.3f}s  "
+            f"cold {r['cold_s']:.3f}s ({r['cold_x_grimp']:.2f}x)  "
+            f"warm {r['warm_dependents_s']:.3f}s ({r['warm_x_grimp']:.2f}x)  "
+            f"warm top-files {r['warm_top_files_s']:.3f}s  reindex-1 {r['reindex_one_s']:.3f}s"
+        )
+        print(
+            f"        edges grimp {r['grimp_edges']} ore {r['ore_python_edges']}  "
+            f"recall {r['recall']:.4f}  precision {r['precision']:.4f} "
+            f"(within grimp's modules {r['precision_within_grimp_modules']:.4f})"
+        )
+        for kind in ("missing", "extra", "modules_only_ore"):
+            if r[kind]:
+                print(f"        {kind}: {r[kind][:6]}")
+
+
+if __name__ == "__main__":
+    main()

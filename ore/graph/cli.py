@@ -1,0 +1,291 @@
+"""`ore graph COMMAND [--root PATH] [--json] [--limit N]`: the codebase graph from the shell.
+
+Only click is imported here at start-up; the index, tree-sitter and networkx load inside the
+command that needs them, so `ore graph --help` stays instant. Results go to stdout (one JSON
+document with `--json`, a table otherwise); errors are one line on stderr with exit 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["graph", "reported"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextlib.contextmanager
+def reported() -> Iterator[None]:
+    """Turn an OreError into `Error: <message>` on stderr and its exit code."""
+    from ..errors import OreError
+
+    try:
+        yield
+    except OreError as exc:
+        click.echo(f"Error: {exc.message}", err=True)
+        raise click.exceptions.Exit(exc.exit_code) from exc
+
+
+def _common(limit: int | None) -> Callable[[F], F]:
+    def decorate(f: F) -> F:
+        f = click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")(f)
+        f = click.option(
+            "--root",
+            default=".",
+            show_default=True,
+            help="The folder to index (git work trees honour .gitignore).",
+        )(f)
+        if limit is not None:
+            f = click.option(
+                "--limit", type=click.IntRange(min=1), default=limit, show_default=True,
+                help="At most this many results.",
+            )(f)  # fmt: skip
+        return f
+
+    return decorate
+
+
+def _open(root: str) -> CodeGraph:
+    from .graph import open_graph
+
+    return open_graph(root)
+
+
+def _emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=1, ensure_ascii=False))
+    elif empty is not None and not data:
+        click.echo(empty)
+    else:
+        click.echo(text())
+
+
+@click.group(name="graph")
+def graph() -> None:
+    """Answer structural questions about a codebase: ranks, dependencies, symbols, cycles.
+
+    The index lives under $ORE_HOME/cache/graph and is refreshed before every answer: only files
+    whose content changed are parsed again.
+
+    \b
+    Example:
+        ore graph top-files --limit 10
+        ore graph dependents ore/core.py --depth 2 --json
+    """
+
+
+@graph.command()
+@_common(None)
+def stats(root: str, as_json: bool) -> None:
+    """Show files, edges, symbols, languages and skipped files.
+
+    \b
+    Example:
+        ore graph stats --root ~/src/project
+    """
+    from . import render
+
+    with reported():
+        s = _open(root).stats()
+        _emit(as_json, s.to_dict(), lambda: render.stats_text(s))
+
+
+@graph.command("top-files")
+@_common(20)
+def top_files(root: str, as_json: bool, limit: int) -> None:
+    """Rank files by weighted PageRank over import and reference edges.
+
+    \b
+    Example:
+        ore graph top-files --limit 10
+    """
+    from . import render
+
+    with reported():
+        rows = _open(root).top_files(limit)
+        data = [r.to_dict() for r in rows]
+        _emit(as_json, data, lambda: render.top_files_text(rows), "no files indexed")
+
+
+@graph.command()
+@_common(20)
+def hits(root: str, as_json: bool, limit: int) -> None:
+    """Split files into hubs (orchestrators) and authorities (implementations) with HITS.
+
+    \b
+    Example:
+        ore graph hits --limit 5
+    """
+    from . import render
+
+    with reported():
+        h = _open(root).hits(limit)
+        _emit(as_json, h.to_dict(), lambda: render.hits_text(h), None if h.hubs else "no files")
+
+
+@graph.command()
+@_common(None)
+def communities(root: str, as_json: bool) -> None:
+    """Group files into Louvain communities (fixed seed: same input, same answer).
+
+    \b
+    Example:
+        ore graph communities --json
+    """
+    from . import render
+
+    with reported():
+        groups = _open(root).communities()
+        data = [g.to_dict() for g in groups]
+        _emit(as_json, data, lambda: render.communities_text(groups), "no files indexed")
+
+
+@graph.command()
+@click.argument("name")
+@_common(20)
+def symbol(name: str, root: str, as_json: bool, limit: int) -> None:
+    """Find where NAME is defined: exact matches first, then close ones (marked ~).
+
+    \b
+    Example:
+        ore graph symbol CodeGraph
+    """
+    from . import render
+
+    with reported():
+        rows = _open(root).symbol(name, limit)
+        data = [r.to_dict() for r in rows]
+        _emit(as_json, data, lambda: render.symbols_text(rows), f"no symbol named '{name}'")
+
+
+def _neighbors(direction: str) -> Callable[..., None]:
+    def command(file: str, depth: int, root: str, as_json: bool, limit: int) -> None:
+        from . import render
+
+        with reported():
+            graph_ = _open(root)
+            rows = getattr(graph_, direction)(file, depth)[:limit]
+            data = [r.to_dict() for r in rows]
+            _emit(as_json, data, lambda: render.neighbors_text(rows), f"no {direction}")
+
+    return command
+
+
+_DEPTH = click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True,
+                      help="Follow edges this many hops (transitive).")  # fmt: skip
+
+graph.command(
+    "dependents",
+    help="List the files that depend on FILE.\n\n\b\nExample:\n    ore graph dependents ore/types.py --depth 2",
+)(click.argument("file")(_DEPTH(_common(50)(_neighbors("dependents")))))
+graph.command(
+    "dependencies",
+    help="List the files FILE depends on.\n\n\b\nExample:\n    ore graph dependencies ore/cli.py",
+)(click.argument("file")(_DEPTH(_common(50)(_neighbors("dependencies")))))
+
+
+@graph.command()
+@click.argument("query")
+@_common(50)
+def search(query: str, root: str, as_json: bool, limit: int) -> None:
+    """Find lines containing QUERY (case-insensitive unless QUERY has a capital).
+
+    \b
+    Example:
+        ore graph search "def main"
+    """
+    from . import render
+
+    with reported():
+        rows = _open(root).search(query, limit)
+        data = [r.to_dict() for r in rows]
+        _emit(as_json, data, lambda: render.search_text(rows), f"no line contains '{query}'")
+
+
+@graph.command()
+@click.argument("file")
+@click.option("--line", "lines", type=int, multiple=True, required=True, help="1-based; repeat.")
+@click.option("--window", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Lines of context on each side.")  # fmt: skip
+@_common(None)
+def context(file: str, lines: tuple[int, ...], window: int, root: str, as_json: bool) -> None:
+    """Show the code around lines of FILE, overlapping windows merged.
+
+    \b
+    Example:
+        ore graph context ore/core.py --line 40 --line 52 --window 3
+    """
+    from . import render
+
+    with reported():
+        ctx = _open(root).context(file, lines, window)
+        _emit(as_json, ctx.to_dict(), lambda: render.context_text(ctx))
+
+
+@graph.command()
+@click.argument("source")
+@click.argument("target")
+@_common(None)
+def path(source: str, target: str, root: str, as_json: bool) -> None:
+    """Show the shortest dependency path from SOURCE to TARGET.
+
+    \b
+    Example:
+        ore graph path ore/cli.py ore/types.py
+    """
+    from . import render
+
+    with reported():
+        found = _open(root).path(source, target)
+        if found is None:
+            _emit(as_json, None, str, f"no dependency path from {source} to {target}")
+        else:
+            _emit(as_json, found.to_dict(), lambda: render.path_text(found))
+
+
+@graph.command()
+@_common(50)
+def cycles(root: str, as_json: bool, limit: int) -> None:
+    """List import cycles (strongly connected files), largest first.
+
+    \b
+    Example:
+        ore graph cycles --json
+    """
+    from . import render
+
+    with reported():
+        rows = _open(root).cycles(limit)
+        data = [r.to_dict() for r in rows]
+        _emit(as_json, data, lambda: render.cycles_text(rows), "no import cycles")
+
+
+@graph.command()
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot", "mermaid"]),
+              default="json", show_default=True, help="Output format.")  # fmt: skip
+@_common(None)
+def export(fmt: str, root: str, as_json: bool) -> None:
+    """Write the whole graph (nodes and weighted, typed edges) to stdout.
+
+    \b
+    Example:
+        ore graph export --format dot | dot -Tsvg > graph.svg
+    """
+    from .export import export as render_export
+
+    if as_json and fmt != "json":
+        raise click.UsageError("--json goes with --format json only")
+    with reported():
+        click.echo(render_export(_open(root), fmt))
+
+
+if __name__ == "__main__":
+    graph(prog_name="ore graph")

@@ -1,0 +1,219 @@
+"""Read one file into a `FileIndex`: hash, parse, and pull symbols, imports and references.
+
+All extraction goes through one tree-sitter query per language (run in C); Python only looks at
+the few nodes the query captured (and, for an import statement, at its direct children).
+Anything the parser cannot read still yields a record: tree-sitter recovers from syntax errors,
+so a broken file keeps the definitions that parse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import Counter
+from typing import Any
+
+from .languages import parser_and_query
+from .records import FileIndex, Import, Symbol
+
+__all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file"]
+
+MAX_BYTES = 1_000_000
+_SIGNATURE_CHARS = 160
+_GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
+
+
+class Skipped(str):
+    """Why a file was not indexed (`too_large`, `binary`, `unreadable`): a str, so it pickles."""
+
+
+def digest_of(data: bytes) -> str:
+    """The content hash the cache trusts (blake2b, 128 bits)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def index_file(
+    root: str, path: str, language: str, known: str | None = None
+) -> FileIndex | Skipped | str:
+    """Index `root/path`; return the digest alone when it equals `known` (unchanged content)."""
+    full = os.path.join(root, path)
+    try:
+        with open(full, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return Skipped("unreadable")
+            if info.st_size > MAX_BYTES:
+                return Skipped("too_large")
+            data = fh.read(MAX_BYTES + 1)
+    except OSError:
+        return Skipped("unreadable")
+    if len(data) > MAX_BYTES:
+        return Skipped("too_large")
+    if b"\0" in data[:8192]:
+        return Skipped("binary")
+    digest = digest_of(data)
+    if known is not None and digest == known:
+        return digest
+    return extract(
+        path, language, data, size=info.st_size, mtime_ns=info.st_mtime_ns, digest=digest
+    )
+
+
+def extract(
+    path: str, language: str, data: bytes, *, size: int = 0, mtime_ns: int = 0, digest: str = ""
+) -> FileIndex:
+    """Parse `data` as `language` and return its record (symbols, imports, reference counts)."""
+    try:
+        data.decode("utf-8")
+        non_utf8 = False
+    except UnicodeDecodeError:
+        non_utf8 = True
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    parser, query = parser_and_query(language)
+    if parser is None:
+        return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
+    import tree_sitter
+
+    tree = parser.parse(data)
+    symbols: list[Symbol] = []
+    imports: list[Import] = []
+    refs: Counter[str] = Counter()
+    for _pattern, caps in tree_sitter.QueryCursor(query).matches(tree.root_node):
+        if "ref" in caps:
+            for node in caps["ref"]:
+                refs[_text(node)] += 1
+        elif "import" in caps:
+            imports.extend(_imports(language, caps, data))
+        elif "name" in caps:
+            sym = _symbol(language, caps, data)
+            if sym is not None:
+                symbols.append(sym)
+    symbols.sort(key=lambda s: (s.line, s.name))
+    return FileIndex(
+        path=path,
+        language=language,
+        size=size,
+        mtime_ns=mtime_ns,
+        digest=digest,
+        lines=lines,
+        symbols=tuple(symbols),
+        imports=tuple(imports),
+        refs=tuple(sorted(refs.items())),
+        parse_error=tree.root_node.has_error,
+        non_utf8=non_utf8,
+    )
+
+
+def _text(node: Any) -> str:
+    return str(node.text.decode("utf-8", "replace"))
+
+
+def _symbol(language: str, caps: dict[str, list[Any]], data: bytes) -> Symbol | None:
+    kind = next((k[4:] for k in caps if k.startswith("def.")), None)
+    if kind is None:
+        return None
+    name_node = caps["name"][0]
+    node = caps["def." + kind][0]
+    if kind == "function" and _in_class(language, node):
+        kind = "method"
+    elif kind == "variable" and language in ("javascript", "typescript", "tsx"):
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in (
+            "arrow_function",
+            "function_expression",
+            "function",
+        ):
+            kind = "function"
+    elif kind == "type" and language == "go":
+        kind = _GO_KINDS.get(getattr(node.child_by_field_name("type"), "type", ""), "type")
+    return Symbol(
+        name=_text(name_node),
+        kind=kind,
+        line=node.start_point[0] + 1,
+        end_line=node.end_point[0] + 1,
+        signature=_signature(node, data),
+    )
+
+
+def _in_class(language: str, node: Any) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "decorated_definition":
+        parent = parent.parent
+    if parent is None or parent.parent is None:
+        return False
+    if language == "python":
+        return bool(parent.type == "block" and parent.parent.type == "class_definition")
+    if language == "rust":
+        return bool(parent.type == "declaration_list") and parent.parent.type in (
+            "impl_item",
+            "trait_item",
+        )
+    return False
+
+
+def _signature(node: Any, data: bytes) -> str:
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    head = data[node.start_byte : min(end, node.start_byte + 4 * _SIGNATURE_CHARS)]
+    text = " ".join(head.decode("utf-8", "replace").split()).rstrip(" :{=")
+    text = text.replace("( ", "(").replace(" )", ")").replace("[ ", "[").replace(" ]", "]")
+    return text if len(text) <= _SIGNATURE_CHARS else text[: _SIGNATURE_CHARS - 1] + "…"
+
+
+def _imports(language: str, caps: dict[str, list[Any]], data: bytes) -> list[Import]:
+    node = caps["import"][0]
+    line = node.start_point[0] + 1
+    if language == "python":
+        return _python_imports(node, line)
+    source = caps.get("source")
+    if not source:
+        return []
+    spec = _text(source[0])
+    if language == "go":
+        return [Import(spec.strip('"`'), (), 0, line, "import")]
+    if language == "rust":
+        if node.type == "mod_item":
+            if node.child_by_field_name("body") is not None:
+                return []  # an inline `mod x { ... }` is not a file
+            return [Import(spec, (), 0, line, "mod")]
+        return [Import("".join(spec.split()), (), 0, line, "use")]
+    kind = {"export_statement": "export", "import_require_clause": "require"}.get(node.type)
+    if kind is None and node.type == "import_statement":
+        kind = "type" if any(c.type == "type" for c in node.children) else "import"
+    if kind is None:
+        function = node.child_by_field_name("function")
+        kind = "dynamic" if function is not None and function.type == "import" else "require"
+    return [Import(spec, (), 0, line, kind)]
+
+
+def _python_imports(node: Any, line: int) -> list[Import]:
+    if node.type == "import_statement":
+        out = []
+        for child in node.children_by_field_name("name"):
+            dotted = child.child_by_field_name("name") if child.type == "aliased_import" else child
+            if dotted is not None:
+                out.append(Import(_text(dotted), (), 0, line, "import"))
+        return out
+    module_node = node.child_by_field_name("module_name")
+    if module_node is None:
+        return []
+    level = 0
+    module = ""
+    if module_node.type == "relative_import":
+        for child in module_node.children:
+            if child.type == "import_prefix":
+                level = len(_text(child).strip())
+            elif child.type == "dotted_name":
+                module = _text(child)
+    else:
+        module = _text(module_node)
+    names: list[str] = []
+    for child in node.children:
+        if child.type == "wildcard_import":
+            names.append("*")
+    for child in node.children_by_field_name("name"):
+        dotted = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        if dotted is not None:
+            names.append(_text(dotted))
+    return [Import("".join(module.split()), tuple(names), level, line, "from")]

@@ -1,0 +1,310 @@
+"""`CodeGraph`: the queries over one up-to-date index (what `ore graph` and the tool call).
+
+Opening a graph brings the index up to date first, so no answer is computed from a stale record.
+Text queries (`search`, `context`) read the files themselves, never a copy.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import GraphError
+from . import rank
+from .index import Index, Progress, load_index
+from .results import (
+    Chunk,
+    Community,
+    Context,
+    Cycle,
+    DependencyPath,
+    FileScore,
+    GraphStats,
+    Hits,
+    Neighbor,
+    Score,
+    SearchHit,
+    SymbolMatch,
+)
+
+__all__ = ["CodeGraph", "open_graph"]
+
+_MAX_LINE = 200
+
+
+def open_graph(
+    root: str | os.PathLike[str] = ".", *, jobs: int | None = None, progress: Progress | None = None
+) -> CodeGraph:
+    """The graph of `root`, indexing what changed since the last call (GraphError if no root)."""
+    return CodeGraph(load_index(root, jobs=jobs, progress=progress))
+
+
+class CodeGraph:
+    """Files are nodes; import and reference edges carry weights; every query is a method."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.root: Path = index.root
+        self.files: list[str] = list(index.files)
+        out: dict[str, dict[str, float]] = {p: {} for p in self.files}
+        for source, target, _kind, weight in index.edges:
+            targets = out[source]
+            targets[target] = targets.get(target, 0.0) + weight
+        self.out = out
+
+    @cached_property
+    def imports(self) -> dict[str, dict[str, float]]:
+        """Import edges only: source -> {target: weight}."""
+        imports: dict[str, dict[str, float]] = {p: {} for p in self.files}
+        for source, target, kind, weight in self.index.edges:
+            if kind == "import":
+                imports[source][target] = weight
+        return imports
+
+    @cached_property
+    def kinds(self) -> dict[tuple[str, str], list[str]]:
+        """The kinds of edge between two files."""
+        kinds: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for source, target, kind, _weight in self.index.edges:
+            kinds[source, target].append(kind)
+        return kinds
+
+    @cached_property
+    def incoming(self) -> dict[str, dict[str, float]]:
+        """Reverse adjacency: target -> {source: weight}."""
+        rev: dict[str, dict[str, float]] = {p: {} for p in self.files}
+        for u, targets in self.out.items():
+            for v, w in targets.items():
+                rev[v][u] = w
+        return rev
+
+    # -- overview ------------------------------------------------------------------------------
+
+    def stats(self) -> GraphStats:
+        """Files, edges, symbols, per-language counts and skipped files."""
+        languages: dict[str, int] = defaultdict(int)
+        for record in self.index.files.values():
+            languages[record.language] += 1
+        records = self.index.files.values()
+        return GraphStats(
+            root=str(self.root),
+            files=len(self.files),
+            edges=len(self.index.edges),
+            import_edges=sum(1 for e in self.index.edges if e.kind == "import"),
+            reference_edges=sum(1 for e in self.index.edges if e.kind == "reference"),
+            symbols=sum(len(r.symbols) for r in records),
+            languages=dict(sorted(languages.items())),
+            skipped=dict(self.index.skipped),
+            parse_errors=sum(1 for r in records if r.parse_error),
+            non_utf8=sum(1 for r in records if r.non_utf8),
+            external_imports=len({n for names in self.index.externals.values() for n in names}),
+            reparsed=self.index.parsed,
+        )
+
+    def top_files(self, limit: int | None = 20) -> list[FileScore]:
+        """Files ranked by weighted PageRank, highest first."""
+        scores = rank.pagerank(self.files, self.out)
+        ordered = sorted(self.files, key=lambda p: (-scores[p], p))[: _cap(limit)]
+        return [
+            FileScore(
+                path=p,
+                score=round(scores[p], 6),
+                language=self.index.files[p].language,
+                symbols=len(self.index.files[p].symbols),
+                dependents=len(self.incoming[p]),
+                dependencies=len(self.out[p]),
+            )
+            for p in ordered
+        ]
+
+    def hits(self, limit: int | None = 20) -> Hits:
+        """HITS: hubs depend on many authorities; authorities are depended on by many hubs."""
+        hubs, authorities = rank.hits(self.files, self.out)
+        return Hits(_ranked(hubs, limit), _ranked(authorities, limit))
+
+    def communities(self) -> list[Community]:
+        """Louvain communities with a fixed seed; every file is in exactly one."""
+        groups = rank.communities(self.files, self.out)
+        return [Community(n, tuple(group)) for n, group in enumerate(groups)]
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def symbol(self, name: str, limit: int | None = 20) -> list[SymbolMatch]:
+        """Definitions of `name`: exact matches first, then close matches (`exact=False`)."""
+        exact: list[SymbolMatch] = []
+        close: list[tuple[int, SymbolMatch]] = []
+        folded = name.casefold()
+        names: set[str] = set()
+        for path, record in self.index.files.items():
+            for s in record.symbols:
+                names.add(s.name)
+                if s.name == name:
+                    exact.append(_match(path, s, True))
+                elif folded and folded in s.name.casefold():
+                    close.append((0 if s.name.casefold() == folded else 1, _match(path, s, False)))
+        fuzzy = set(difflib.get_close_matches(name, names, n=5, cutoff=0.8)) - {name}
+        if fuzzy:
+            for path, record in self.index.files.items():
+                for s in record.symbols:
+                    if s.name in fuzzy and folded not in s.name.casefold():
+                        close.append((2, _match(path, s, False)))
+        close.sort(key=lambda t: (t[0], len(t[1].name), t[1].name, t[1].path, t[1].line))
+        return (exact + [m for _, m in close])[: _cap(limit)]
+
+    def dependents(self, file: str, depth: int = 1) -> list[Neighbor]:
+        """Files that depend on `file` (transitively up to `depth` hops)."""
+        path = self.resolve_file(file)
+        return self._reach(path, self.incoming, depth, reverse=True)
+
+    def dependencies(self, file: str, depth: int = 1) -> list[Neighbor]:
+        """Files that `file` depends on (transitively up to `depth` hops)."""
+        path = self.resolve_file(file)
+        return self._reach(path, self.out, depth, reverse=False)
+
+    def _reach(
+        self, start: str, adjacency: dict[str, dict[str, float]], depth: int, *, reverse: bool
+    ) -> list[Neighbor]:
+        if depth < 1:
+            raise GraphError(f"depth must be 1 or more, not {depth}")
+        seen: dict[str, Neighbor] = {}
+        frontier = [start]
+        for level in range(1, depth + 1):
+            reached: dict[str, tuple[float, str]] = {}
+            for node in frontier:
+                for other, weight in adjacency[node].items():
+                    if other == start or other in seen:
+                        continue
+                    if other not in reached or weight > reached[other][0]:
+                        reached[other] = (weight, node)
+            for other, (weight, via) in reached.items():
+                key = (other, via) if reverse else (via, other)
+                seen[other] = Neighbor(other, round(weight, 6), level, tuple(self.kinds[key]))
+            frontier = sorted(reached)
+            if not frontier:
+                break
+        return sorted(seen.values(), key=lambda n: (n.depth, -n.weight, n.path))
+
+    def path(self, source: str, target: str) -> DependencyPath | None:
+        """The shortest dependency path from `source` to `target`, or None when there is none."""
+        a, b = self.resolve_file(source), self.resolve_file(target)
+        found = rank.shortest_path(self.out, a, b)
+        return None if found is None else DependencyPath(a, b, tuple(found))
+
+    def cycles(self, limit: int | None = None) -> list[Cycle]:
+        """Import cycles: strongly connected components of import edges, largest first."""
+        found = []
+        for component in rank.strong_components(self.files, self.imports):
+            if len(component) == 1 and component[0] not in self.imports[component[0]]:
+                continue
+            members = set(component)
+            inner = {
+                u: {v: w for v, w in self.imports[u].items() if v in members} for u in component
+            }
+            loop = _cycle_through(component[0], inner)
+            found.append(Cycle(tuple(component), tuple(loop)))
+        found.sort(key=lambda c: (-len(c.files), c.files))
+        return found[: _cap(limit)]
+
+    # -- text ----------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int | None = 50) -> list[SearchHit]:
+        """Lines containing `query` (case-insensitive unless it has a capital), file by file."""
+        if not query:
+            raise GraphError("search needs a non-empty query")
+        fold = query == query.lower()
+        needle = query.lower() if fold else query
+        hits: list[SearchHit] = []
+        cap = _cap(limit)
+        for path in self.files:
+            for number, text in enumerate(self._lines(path), 1):
+                if needle in (text.lower() if fold else text):
+                    hits.append(SearchHit(path, number, _clip(text.strip())))
+                    if cap is not None and len(hits) >= cap:
+                        return hits
+        return hits
+
+    def context(self, file: str, lines: Sequence[int], window: int = 5) -> Context:
+        """The code around each of `lines` (1-based) in `file`, overlapping windows merged."""
+        path = self.resolve_file(file)
+        if not lines:
+            raise GraphError("context needs at least one --line")
+        if window < 0:
+            raise GraphError(f"window must be 0 or more, not {window}")
+        text = self._lines(path)
+        if any(n < 1 or n > max(len(text), 1) for n in lines):
+            raise GraphError(f"line out of range: '{path}' has {len(text)} lines")
+        spans: list[list[int]] = []
+        for n in sorted(set(lines)):
+            start, end = max(1, n - window), min(len(text), n + window)
+            if spans and start <= spans[-1][1] + 1:
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                spans.append([start, end])
+        chunks = tuple(Chunk(s, e, "\n".join(text[s - 1 : e])) for s, e in spans)
+        return Context(path, chunks)
+
+    def _lines(self, path: str) -> list[str]:
+        try:
+            data = (self.root / path).read_bytes()
+        except OSError as exc:
+            raise GraphError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+        return data.decode("utf-8", "replace").splitlines()
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def resolve_file(self, file: str) -> str:
+        """The indexed path `file` names (relative, absolute, or a unique path suffix)."""
+        name = file.replace(os.sep, "/")
+        if os.path.isabs(file):
+            try:
+                name = Path(file).resolve().relative_to(self.root).as_posix()
+            except (ValueError, OSError):
+                raise GraphError(f"'{file}' is outside the root {self.root}") from None
+        while name.startswith("./"):
+            name = name[2:]
+        if name in self.index.files:
+            return name
+        suffix = [p for p in self.files if p.endswith("/" + name)]
+        if len(suffix) == 1:
+            return suffix[0]
+        if suffix:
+            listed = ", ".join(suffix[:3])
+            raise GraphError(f"'{file}' is ambiguous ({listed} ...); give the path from the root")
+        near = difflib.get_close_matches(name, self.files, n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else "; give a path relative to the root"
+        raise GraphError(f"unknown file '{file}': not among the indexed files{hint}")
+
+
+def _cap(limit: int | None) -> int | None:
+    if limit is not None and limit < 1:
+        raise GraphError(f"limit must be 1 or more, not {limit}")
+    return limit
+
+
+def _ranked(scores: dict[str, float], limit: int | None) -> tuple[Score, ...]:
+    ordered = sorted(scores, key=lambda p: (-scores[p], p))[: _cap(limit)]
+    return tuple(Score(p, round(scores[p], 6)) for p in ordered)
+
+
+def _match(path: str, s: Iterable[object], exact: bool) -> SymbolMatch:
+    name, kind, line, end_line, signature = s
+    return SymbolMatch(str(name), str(kind), path, int(line), int(end_line), str(signature), exact)  # type: ignore[call-overload]
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+
+
+def _cycle_through(start: str, inner: dict[str, dict[str, float]]) -> list[str]:
+    if start in inner[start]:
+        return [start, start]
+    best = None
+    for first in sorted(inner[start]):
+        back = rank.shortest_path(inner, first, start)
+        if back is not None and (best is None or len(back) < len(best)):
+            best = back
+    return [start, *best] if best else [start]

@@ -1,0 +1,154 @@
+"""Which language a file is, and the tree-sitter grammar and query that read it.
+
+Grammars load lazily (one import per language, per process) so `ore graph --help` and the tool
+registry stay cheap. Every pattern in a query captures one of: `name` + `def.<kind>` (a symbol),
+`import` (+ `source` for JS/TS/Go/Rust: the specifier string), or `ref` (a name used here).
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Any
+
+__all__ = ["EXTENSIONS", "LANGUAGES", "language_for", "parser_and_query"]
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+}
+
+LANGUAGES = ("python", "javascript", "typescript", "tsx", "go", "rust")
+
+_PYTHON = """
+(class_definition name: (identifier) @name) @def.class
+(function_definition name: (identifier) @name) @def.function
+(module (expression_statement (assignment left: (identifier) @name) @def.variable))
+(import_statement) @import
+(import_from_statement) @import
+(call function: [(identifier) @ref (attribute attribute: (identifier) @ref)])
+(class_definition superclasses: (argument_list [(identifier) @ref (attribute attribute: (identifier) @ref)]))
+(decorator [(identifier) @ref (attribute attribute: (identifier) @ref)])
+(type (identifier) @ref)
+"""
+
+_JS_COMMON = """
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(method_definition name: (property_identifier) @name) @def.method
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @def.variable))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+(program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+(import_statement source: (string (string_fragment) @source)) @import
+(export_statement source: (string (string_fragment) @source)) @import
+(call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @source)) (#eq? @_require "require")) @import
+(call_expression function: (import) arguments: (arguments . (string (string_fragment) @source))) @import
+(call_expression function: [(identifier) @ref (member_expression property: (property_identifier) @ref)])
+(new_expression constructor: [(identifier) @ref (member_expression property: (property_identifier) @ref)])
+"""
+
+_JAVASCRIPT = (
+    _JS_COMMON
+    + """
+(class_declaration name: (identifier) @name) @def.class
+(class_heritage (identifier) @ref)
+"""
+)
+
+_TYPESCRIPT = (
+    _JS_COMMON
+    + """
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(interface_declaration name: (type_identifier) @name) @def.interface
+(type_alias_declaration name: (type_identifier) @name) @def.type
+(enum_declaration name: (identifier) @name) @def.enum
+(function_signature name: (identifier) @name) @def.function
+(import_require_clause source: (string (string_fragment) @source)) @import
+(type_identifier) @ref
+(extends_clause value: (identifier) @ref)
+"""
+)
+
+_GO = """
+(function_declaration name: (identifier) @name) @def.function
+(method_declaration name: (field_identifier) @name) @def.method
+(type_spec name: (type_identifier) @name) @def.type
+(source_file (const_declaration (const_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(import_spec path: (interpreted_string_literal) @source) @import
+(call_expression function: [(identifier) @ref (selector_expression field: (field_identifier) @ref)])
+(type_identifier) @ref
+"""
+
+_RUST = """
+(function_item name: (identifier) @name) @def.function
+(function_signature_item name: (identifier) @name) @def.function
+(struct_item name: (type_identifier) @name) @def.class
+(union_item name: (type_identifier) @name) @def.class
+(enum_item name: (type_identifier) @name) @def.enum
+(trait_item name: (type_identifier) @name) @def.interface
+(type_item name: (type_identifier) @name) @def.type
+(const_item name: (identifier) @name) @def.variable
+(static_item name: (identifier) @name) @def.variable
+(macro_definition name: (identifier) @name) @def.function
+(mod_item name: (identifier) @source) @import
+(use_declaration argument: (_) @source) @import
+(call_expression function: [(identifier) @ref (scoped_identifier name: (identifier) @ref) (field_expression field: (field_identifier) @ref)])
+(type_identifier) @ref
+"""
+
+_QUERIES = {
+    "python": _PYTHON,
+    "javascript": _JAVASCRIPT,
+    "typescript": _TYPESCRIPT,
+    "tsx": _TYPESCRIPT,
+    "go": _GO,
+    "rust": _RUST,
+}
+
+_GRAMMARS = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+}
+
+
+def language_for(path: str) -> str | None:
+    """The language of a file by its extension, or None when ORE does not index it."""
+    dot = path.rfind(".")
+    if dot < 0 or "/" in path[dot:]:
+        return None
+    return EXTENSIONS.get(path[dot:].lower())
+
+
+@cache
+def parser_and_query(language: str) -> tuple[Any, Any]:
+    """A parser and the compiled query for one language (cached per process).
+
+    Returns (None, None) when the grammar wheel is missing, so a tree with Go files but no
+    tree-sitter-go still indexes everything else.
+    """
+    import tree_sitter
+
+    module_name, attr = _GRAMMARS[language]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None, None
+    lang = tree_sitter.Language(getattr(module, attr)())
+    return tree_sitter.Parser(lang), tree_sitter.Query(lang, _QUERIES[language])

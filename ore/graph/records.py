@@ -1,0 +1,122 @@
+"""The records the index is made of: one `FileIndex` per source file, plain and picklable.
+
+They cross process boundaries (parallel parse) and the cache file, so each has a compact tuple
+form (`to_row` / `from_row`); `from_row` trusts nothing and raises `ValueError`/`TypeError` on a bad
+row, which the cache turns into "rebuild". `Symbol` and `Import` are named tuples, not dataclasses,
+because a warm query rebuilds tens of thousands of them from the cache and tuples are cheapest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, NamedTuple
+
+__all__ = ["Edge", "FileIndex", "Import", "Symbol"]
+
+
+class Symbol(NamedTuple):
+    """A definition: name, kind (class, function, method, interface, type, enum, variable)."""
+
+    name: str
+    kind: str
+    line: int
+    end_line: int
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "line": self.line,
+            "end_line": self.end_line,
+            "signature": self.signature,
+        }
+
+
+class Import(NamedTuple):
+    """One import as written: `module` is the dotted name or specifier, `names` what it binds.
+
+    `level` counts leading dots of a Python relative import; `kind` is `import`, `from`, `export`,
+    `type`, `require`, `dynamic`, `mod` or `use`.
+    """
+
+    module: str
+    names: tuple[str, ...]
+    level: int
+    line: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileIndex:
+    """Everything the index keeps about one file, keyed by its content hash."""
+
+    path: str
+    language: str
+    size: int
+    mtime_ns: int
+    digest: str
+    lines: int
+    symbols: tuple[Symbol, ...]
+    imports: tuple[Import, ...]
+    refs: tuple[tuple[str, int], ...]
+    parse_error: bool = False
+    non_utf8: bool = False
+
+    def to_row(self) -> tuple[Any, ...]:
+        """Plain tuples, strings and ints only (what `marshal` can store)."""
+        return (
+            self.path,
+            self.language,
+            self.size,
+            self.mtime_ns,
+            self.digest,
+            self.lines,
+            tuple(map(tuple, self.symbols)),
+            tuple(map(tuple, self.imports)),
+            self.refs,
+            int(self.parse_error) | (int(self.non_utf8) << 1),
+        )
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> FileIndex:
+        """The record of a row; ValueError/TypeError when the row is not one."""
+        path, language, size, mtime_ns, digest, lines, syms, imps, refs, flags = row
+        for value, kind in ((path, str), (language, str), (digest, str), (size, int)):
+            if not isinstance(value, kind):
+                raise ValueError("bad file row")
+        # tuple.__new__ skips `_make`'s Python frame: this runs ~40k times per warm query; rows
+        # are trusted this far because the cache checksums them and versions its format
+        symbols = tuple(map(tuple.__new__, repeat(Symbol), syms))
+        imports = tuple(map(tuple.__new__, repeat(Import), imps))
+        return cls(
+            path,
+            language,
+            size,
+            int(mtime_ns),
+            digest,
+            int(lines),
+            symbols,
+            imports,
+            tuple(refs),
+            bool(flags & 1),
+            bool(flags & 2),
+        )
+
+
+class Edge(NamedTuple):
+    """A file -> file edge: `kind` is `import` or `reference`; `weight` ranks it."""
+
+    source: str
+    target: str
+    kind: str
+    weight: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "target": self.target,
+            "kind": self.kind,
+            "weight": round(self.weight, 6),
+        }

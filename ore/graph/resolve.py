@@ -1,0 +1,264 @@
+"""Import resolution: turn each file's imports into (target file, count) pairs, or externals.
+
+Python names a file by its package (walking up through `__init__.py` folders, past the root when
+the root is itself a package), then by a `src/` layout, then by its path from the root (namespace
+packages); `from pkg import name` goes to the submodule `pkg.name` when one exists, else to `pkg`.
+JS/TS resolves relative specifiers the way bundlers and `tsc` do (extensions, `.js` naming a `.ts`
+source, `index` files). Go maps `module/dir` imports (from `go.mod`) to the package's files; Rust
+follows `mod x;` and `crate::`/`self::`/`super::` paths. Anything else is external: recorded, no edge.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .records import FileIndex, Import
+
+__all__ = ["Resolution", "python_module_names", "resolve_all"]
+
+_JS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_JS_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Resolved imports of every file: `edges[path]` counts imports per target file."""
+
+    edges: dict[str, Counter[str]]
+    externals: dict[str, tuple[str, ...]]
+
+
+def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
+    """Resolve every import of every file against the set of indexed files."""
+    py = _PythonResolver(root, [p for p, f in files.items() if f.language == "python"])
+    paths = set(files)
+    go_dirs: dict[str, list[str]] = {}
+    for p, f in files.items():
+        if f.language == "go" and not p.endswith("_test.go"):
+            go_dirs.setdefault(posixpath.dirname(p), []).append(p)
+    go_module = _go_module(root) if go_dirs else None
+    edges: dict[str, Counter[str]] = {}
+    externals: dict[str, tuple[str, ...]] = {}
+    for path, record in files.items():
+        counts: Counter[str] = Counter()
+        outside: set[str] = set()
+        for imp in record.imports:
+            if record.language == "python":
+                targets = py.resolve(path, imp)
+            elif record.language in _JS_FAMILY:
+                targets = _js(path, imp.module, paths)
+            elif record.language == "go":
+                targets = _go(imp.module, go_module, go_dirs)
+            else:
+                targets = _rust(path, imp, paths)
+            if targets:
+                counts.update(targets)  # a self-import stays: it is written, and grimp counts it
+            else:
+                outside.add(_external_name(record.language, imp))
+        edges[path] = counts
+        externals[path] = tuple(sorted(n for n in outside if n))
+    return Resolution(edges, externals)
+
+
+def python_module_names(root: str, paths: Iterable[str]) -> dict[str, str]:
+    """Dotted module name -> file for the Python files under `root` (the table imports use)."""
+    return dict(_PythonResolver(root, list(paths)).table)
+
+
+def _external_name(language: str, imp: Import) -> str:
+    if language == "python":
+        return "" if imp.level else imp.module.split(".")[0]
+    if language in _JS_FAMILY:
+        if imp.module.startswith("."):
+            return ""  # a relative file that does not exist: not a package
+        parts = imp.module.split("/")
+        return "/".join(parts[:2]) if imp.module.startswith("@") else parts[0]
+    if language == "rust":
+        first = imp.module.split("::")[0]
+        return "" if imp.kind == "mod" or first in ("crate", "self", "super") else first
+    return imp.module
+
+
+class _PythonResolver:
+    """The module table and the rules of Python's import system, applied to files, not objects."""
+
+    def __init__(self, root: str, paths: list[str]) -> None:
+        self.paths = set(paths)
+        self.init_dirs = {
+            posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"
+        }
+        self.prefix = _package_prefix(root) if "" in self.init_dirs else []
+        self.own: dict[str, list[str]] = {}
+        table: dict[str, str] = {}
+        ordered = sorted(paths, key=lambda p: (p.endswith(".pyi"), p))
+        names = {p: self._names(p) for p in ordered}
+        for rank in range(3):  # package names beat src/ names beat root-relative names
+            for p in ordered:
+                name = names[p][rank]
+                if name is not None:
+                    table.setdefault(".".join(name), p)
+        self.table = table
+
+    def _names(self, path: str) -> list[list[str] | None]:
+        parts = path.rsplit(".", 1)[0].split("/")
+        dirs, stem = parts[:-1], parts[-1]
+        tail = [] if stem == "__init__" else [stem]
+        i = len(dirs)
+        while i > 0 and "/".join(dirs[:i]) in self.init_dirs:
+            i -= 1
+        package = (self.prefix if i == 0 else []) + dirs[i:] + tail
+        relative = dirs + tail
+        # a file outside any package still has siblings for `from . import x` (namespace packages)
+        self.own[path] = package if i < len(dirs) or not dirs else relative
+        if self.prefix:
+            # the root is itself a package: only its parent is on sys.path, so no other names
+            return [package or None, None, None]
+        src = dirs[1:] + tail if dirs[:1] == ["src"] else None
+        return [package or None, src or None, relative or None]
+
+    def resolve(self, path: str, imp: Import) -> list[str]:
+        module = imp.module
+        if imp.level:
+            base = self._package_of(path, imp.level)
+            if base is None:
+                return []
+            module = ".".join([*base, module] if module else base)
+        if imp.kind == "from":
+            out = []
+            for name in imp.names:
+                sub = self.table.get(f"{module}.{name}") if name != "*" and module else None
+                if sub is None and not module:
+                    sub = self.table.get(name)
+                target = sub or self._module(path, module, imp.level)
+                if target:
+                    out.append(target)
+            return out
+        target = self._module(path, module, imp.level)
+        return [target] if target else []
+
+    def _package_of(self, path: str, level: int) -> list[str] | None:
+        own = self.own.get(path, [])
+        package = own if path.endswith(("__init__.py", "__init__.pyi")) else own[:-1]
+        if level - 1 >= len(package):  # beyond the top-level package: an ImportError
+            return None
+        return package[: len(package) - (level - 1)]
+
+    def _module(self, path: str, module: str, level: int) -> str | None:
+        if not module:
+            return None
+        hit = self.table.get(module)
+        if hit is not None:
+            return hit
+        parts = module.split(".")
+        if parts[0] in self.table or level:
+            # `import a.b.c` when c is not a file: Python still ran a/b/__init__.py
+            for k in range(len(parts) - 1, 0, -1):
+                hit = self.table.get(".".join(parts[:k]))
+                if hit is not None:
+                    return hit
+            return None
+        # a script imports its own folder's modules (Python puts the script's folder on sys.path)
+        folder = posixpath.dirname(path)
+        if folder in self.init_dirs:
+            return None
+        base = posixpath.join(folder, *parts)
+        for candidate in (base + ".py", base + "/__init__.py"):
+            if candidate in self.paths:
+                return candidate
+        return None
+
+
+def _package_prefix(root: str) -> list[str]:
+    """The dotted name of `root` itself when it is a package (walk up through `__init__.py`)."""
+    names: list[str] = []
+    here = os.path.abspath(root)
+    while os.path.exists(os.path.join(here, "__init__.py")):
+        names.insert(0, os.path.basename(here))
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return names
+
+
+def _js(path: str, spec: str, paths: set[str]) -> list[str]:
+    if not spec.startswith("."):
+        return []  # a bare package name, a URL or an alias: external
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+    if joined.startswith("../") or joined == "..":
+        return []
+    candidates = [joined]
+    stem, ext = posixpath.splitext(joined)
+    candidates += [stem + alt for alt in _JS_SWAP.get(ext, ())]
+    candidates += [joined + e for e in _JS_EXTS]
+    candidates += [posixpath.join(joined, "index" + e) for e in _JS_EXTS]
+    for candidate in candidates:
+        if candidate in paths:
+            return [candidate]
+    return []
+
+
+def _go_module(root: str) -> str | None:
+    try:
+        with open(os.path.join(root, "go.mod"), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("module "):
+                    return line.split()[1].strip('"')
+    except (OSError, IndexError):
+        return None
+    return None
+
+
+def _go(spec: str, module: str | None, dirs: dict[str, list[str]]) -> list[str]:
+    if module is None or not (spec == module or spec.startswith(module + "/")):
+        return []
+    return dirs.get(spec[len(module) + 1 :], [])
+
+
+def _rust(path: str, imp: Import, paths: set[str]) -> list[str]:
+    folder, stem = posixpath.dirname(path), posixpath.basename(path)[:-3]
+    module_dir = folder if stem in ("lib", "main", "mod") else posixpath.join(folder, stem)
+    if imp.kind == "mod":
+        return _rust_file(module_dir, [imp.module], paths)
+    segments = [s for s in imp.module.split("{")[0].split("::") if s]
+    if not segments:
+        return []
+    head, rest = segments[0], segments[1:]
+    if head == "crate":
+        base = _crate_dir(folder, paths)
+    elif head == "self":
+        base = module_dir
+    elif head == "super":
+        base = posixpath.dirname(folder) if stem == "mod" else folder
+        while rest[:1] == ["super"]:
+            base, rest = posixpath.dirname(base), rest[1:]
+    else:
+        return []
+    for k in range(len(rest), 0, -1):
+        hit = _rust_file(base, rest[:k], paths)
+        if hit:
+            return hit
+    return []
+
+
+def _rust_file(base: str, segments: list[str], paths: set[str]) -> list[str]:
+    stem = posixpath.join(base, *segments)
+    for candidate in (stem + ".rs", stem + "/mod.rs"):
+        if candidate in paths:
+            return [candidate]
+    return []
+
+
+def _crate_dir(folder: str, paths: set[str]) -> str:
+    here = folder
+    while True:
+        if any(posixpath.join(here, n) in paths for n in ("lib.rs", "main.rs")):
+            return here
+        if not here:
+            return folder
+        here = posixpath.dirname(here)

@@ -1,0 +1,165 @@
+"""One graph query as prompt-sized text: the body of the `codebase` tool.
+
+`run_query(root, "top-files", {"limit": "10"})` answers in a few KB at most, in the spirit of the
+Ori body's codebase signature (`op="overview"`: top files, module communities, key symbols). Bad
+ops or arguments raise ToolError; a missing root or unknown file raises GraphError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ..errors import ToolError
+from . import render
+from .graph import CodeGraph, open_graph
+
+__all__ = ["MAX_CHARS", "OPS", "run_query"]
+
+MAX_CHARS = 4000
+_TOOL = "codebase"
+_Op = Callable[[CodeGraph, Mapping[str, str]], str]
+
+
+def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
+    """Run one query (`op` in OPS) on the graph of `root` and render it for a prompt."""
+    handler = OPS.get(op)
+    if handler is None:
+        raise ToolError(f"unknown codebase op '{op}'; use one of {', '.join(OPS)}", tool=_TOOL)
+    unknown = sorted(set(args) - _ALLOWED[op])
+    if unknown:
+        allowed = ", ".join(sorted(_ALLOWED[op])) or "none"
+        raise ToolError(
+            f"op '{op}' takes no argument '{unknown[0]}' (takes: {allowed})", tool=_TOOL
+        )
+    text = handler(open_graph(root), args)
+    if len(text) > MAX_CHARS:
+        cut = text.rfind("\n", 0, MAX_CHARS - 40)
+        text = text[: cut if cut > 0 else MAX_CHARS - 40] + "\n… (truncated; narrow the query)"
+    return text
+
+
+def _int(args: Mapping[str, str], key: str, default: int, low: int = 1) -> int:
+    raw = args.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ToolError(f"'{key}' must be a whole number, not '{raw}'", tool=_TOOL) from None
+    if value < low:
+        raise ToolError(f"'{key}' must be {low} or more, not {value}", tool=_TOOL)
+    return value
+
+
+def _need(args: Mapping[str, str], *keys: str) -> str:
+    for key in keys:
+        if args.get(key):
+            return args[key]
+    raise ToolError(f"this op needs '{keys[0]}=...'", tool=_TOOL)
+
+
+def _overview(g: CodeGraph, args: Mapping[str, str]) -> str:
+    s = g.stats()
+    langs = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "none"
+    out = [f"{s.files} files ({langs}), {s.import_edges} import edges, {s.symbols} symbols"]
+    top = g.top_files(_int(args, "limit", 10))
+    out.append("central files (PageRank):")
+    for r in top:
+        record = g.index.files[r.path]
+        names = [
+            x.name
+            for x in record.symbols
+            if x.kind in ("class", "interface", "function") and not x.name.startswith("_")
+        ]
+        keys = ", ".join(names[:6]) + (" …" if len(names) > 6 else "")
+        out.append(f"  {r.path} ({r.dependents} dependents){': ' + keys if keys else ''}")
+    groups = [c for c in g.communities() if len(c.files) > 1][:6]
+    if groups:
+        out.append("modules (Louvain communities):")
+        for c in groups:
+            shown = ", ".join(c.files[:5]) + (f" +{len(c.files) - 5}" if len(c.files) > 5 else "")
+            out.append(f"  [{c.id}] {shown}")
+    cycles = g.cycles(3)
+    if cycles:
+        out.append("import cycles: " + "; ".join(" -> ".join(c.cycle) for c in cycles))
+    return "\n".join(out)
+
+
+def _neighbors(direction: str) -> _Op:
+    def run(g: CodeGraph, args: Mapping[str, str]) -> str:
+        file = _need(args, "file")
+        rows = getattr(g, direction)(file, _int(args, "depth", 1))[: _int(args, "limit", 30)]
+        return render.neighbors_text(rows) if rows else f"no {direction} of {file}"
+
+    return run
+
+
+def _symbol(g: CodeGraph, args: Mapping[str, str]) -> str:
+    name = _need(args, "name")
+    rows = g.symbol(name, _int(args, "limit", 10))
+    return render.symbols_text(rows) if rows else f"no symbol named '{name}'"
+
+
+def _search(g: CodeGraph, args: Mapping[str, str]) -> str:
+    query = _need(args, "query")
+    rows = g.search(query, _int(args, "limit", 30))
+    return render.search_text(rows) if rows else f"no line contains '{query}'"
+
+
+def _context(g: CodeGraph, args: Mapping[str, str]) -> str:
+    file = _need(args, "file")
+    raw = _need(args, "line", "lines")
+    try:
+        lines = [int(x) for x in raw.replace(",", " ").split()]
+    except ValueError:
+        raise ToolError(
+            f"'line' must be numbers separated by commas, not '{raw}'", tool=_TOOL
+        ) from None
+    return render.context_text(g.context(file, lines, _int(args, "window", 5, low=0)))
+
+
+def _path(g: CodeGraph, args: Mapping[str, str]) -> str:
+    a, b = _need(args, "from", "a"), _need(args, "to", "b")
+    found = g.path(a, b)
+    return render.path_text(found) if found else f"no dependency path from {a} to {b}"
+
+
+def _cycles(g: CodeGraph, args: Mapping[str, str]) -> str:
+    rows = g.cycles(_int(args, "limit", 10))
+    return render.cycles_text(rows) if rows else "no import cycles"
+
+
+def _communities(g: CodeGraph, args: Mapping[str, str]) -> str:
+    return render.communities_text(g.communities()[: _int(args, "limit", 10)])
+
+
+OPS: dict[str, _Op] = {
+    "overview": _overview,
+    "stats": lambda g, a: render.stats_text(g.stats()),
+    "top-files": lambda g, a: render.top_files_text(g.top_files(_int(a, "limit", 15))),
+    "hits": lambda g, a: render.hits_text(g.hits(_int(a, "limit", 10))),
+    "communities": _communities,
+    "symbol": _symbol,
+    "dependents": _neighbors("dependents"),
+    "dependencies": _neighbors("dependencies"),
+    "search": _search,
+    "context": _context,
+    "path": _path,
+    "cycles": _cycles,
+}
+
+_ALLOWED: dict[str, set[str]] = {
+    "overview": {"limit"},
+    "stats": set(),
+    "top-files": {"limit"},
+    "hits": {"limit"},
+    "communities": {"limit"},
+    "symbol": {"name", "limit"},
+    "dependents": {"file", "depth", "limit"},
+    "dependencies": {"file", "depth", "limit"},
+    "search": {"query", "limit"},
+    "context": {"file", "line", "lines", "window"},
+    "path": {"from", "to", "a", "b"},
+    "cycles": {"limit"},
+}

@@ -1,0 +1,182 @@
+"""The cache: staleness (edit, delete, add), corruption, atomic writes, hostile trees."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ore.errors import GraphError
+from ore.graph import load_index, open_graph
+from ore.graph.cache import cache_path
+from ore.graph.extract import MAX_BYTES
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
+
+
+def tree(base: Path, files: dict[str, str | bytes]) -> Path:
+    root = base / "proj"
+    root.mkdir(exist_ok=True)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+    return root
+
+
+def age(root: Path, seconds: int = 60) -> None:
+    """Push every mtime into the past, so the fast path (not the racy rule) is what is tested."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            stamp = path.stat().st_mtime - seconds
+            os.utime(path, (stamp, stamp))
+
+
+BASE = {"a.py": "from b import helper\n", "b.py": "def helper():\n    pass\n", "c.py": "import a\n"}
+
+
+def test_edit_delete_add_between_two_queries(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    first = open_graph(root, jobs=1)
+    assert first.index.parsed == 3
+    assert [d.path for d in first.dependents("b.py")] == ["a.py"]
+    (root / "a.py").write_text("def other():\n    pass\n")  # edit: no longer imports b
+    (root / "c.py").unlink()  # delete
+    (root / "d.py").write_text("from b import helper\n")  # add
+    second = open_graph(root, jobs=1)
+    assert second.files == ["a.py", "b.py", "d.py"]
+    assert [d.path for d in second.dependents("b.py")] == ["d.py"]
+    assert [s.path for s in second.symbol("other")] == ["a.py"]
+    assert second.index.parsed == 2  # a.py and d.py; b.py came from the cache
+
+
+def test_unchanged_tree_parses_nothing_and_reuses_edges(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    age(root)
+    open_graph(root, jobs=1)
+    again = open_graph(root, jobs=1)
+    assert again.index.parsed == 0
+    assert len(again.index.edges) > 0
+
+
+def test_touch_without_change_is_not_reparsed(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    age(root)
+    open_graph(root, jobs=1)
+    (root / "b.py").touch()
+    assert open_graph(root, jobs=1).index.parsed == 0  # the hash is the truth
+
+
+def test_same_size_edit_within_one_mtime_tick_is_seen(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"a.py": "def aaa():\n    pass\n"})
+    open_graph(root, jobs=1)
+    before = (root / "a.py").stat()
+    (root / "a.py").write_text("def bbb():\n    pass\n")
+    os.utime(root / "a.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert [s.name for s in open_graph(root, jobs=1).symbol("bbb")] == ["bbb"]
+
+
+def test_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    open_graph(root, jobs=1)
+    path = cache_path(root.resolve())
+    blob = path.read_bytes()
+    for damaged in (b"", b"garbage", blob[: len(blob) // 2], blob[:-1] + b"\x00"):
+        path.write_bytes(damaged)
+        g = open_graph(root, jobs=1)
+        assert g.index.parsed == 3
+        assert len(g.files) == 3
+
+
+def test_cache_write_is_atomic_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    open_graph(root, jobs=1)
+    folder = cache_path(root.resolve()).parent
+    assert [p.name for p in folder.iterdir()] == [cache_path(root.resolve()).name]
+
+
+def test_parallel_parse_matches_serial(tmp_path: Path) -> None:
+    files = {f"m{n}.py": f"import m{(n + 1) % 60}\ndef f{n}():\n    pass\n" for n in range(60)}
+    root = tree(tmp_path, files)
+    serial = load_index(root, jobs=1)
+    cache_path(root.resolve()).unlink()
+    seen: list[tuple[int, int]] = []
+    parallel = load_index(root, jobs=2, progress=lambda done, total: seen.append((done, total)))
+    assert parallel.files == serial.files
+    assert parallel.edges == serial.edges
+    assert seen[-1] == (60, 60)
+
+
+# -- hostile trees ---------------------------------------------------------------------------
+
+
+def test_missing_root_is_a_graph_error(tmp_path: Path) -> None:
+    with pytest.raises(GraphError, match="does not exist"):
+        open_graph(tmp_path / "nope")
+    (tmp_path / "file.py").write_text("")
+    with pytest.raises(GraphError, match="not a folder"):
+        open_graph(tmp_path / "file.py")
+
+
+def test_empty_root_gives_an_empty_graph(tmp_path: Path) -> None:
+    root = tree(tmp_path, {})
+    g = open_graph(root)
+    assert g.files == []
+    assert g.top_files() == []
+    assert g.stats().files == 0
+
+
+def test_hostile_files_are_skipped_and_counted(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        "ok.py": "def fine():\n    pass\n",
+        "binary.py": b"\x00\x01\x02def x(): pass",
+        "latin.py": "def caf\xe9():\n    pass\n".encode("latin-1"),
+        "broken.py": "def (:\n",
+        "big.js": "x" * (MAX_BYTES + 1),
+        "locked.py": "def hidden():\n    pass\n",
+        "app.min.js": "var a=1;",
+        "node_modules/dep/index.js": "module.exports = 1;",
+        ".hidden/secret.py": "",
+        "venv/pyvenv.cfg": "home = /usr\n",
+        "venv/lib/site.py": "",
+        "nested/.git/HEAD": "ref: refs/heads/main\n",
+        "nested/inner.py": "",
+    })  # fmt: skip
+    (root / "locked.py").chmod(0)
+    (root / "loop").symlink_to(root, target_is_directory=True)
+    (root / "dangling.py").symlink_to(root / "missing.py")
+    try:
+        g = open_graph(root, jobs=1)
+        stats = g.stats()
+    finally:
+        (root / "locked.py").chmod(0o644)
+    expected = {"ok.py", "latin.py", "broken.py"}
+    if os.geteuid() == 0:  # root reads mode-000 files anyway
+        expected.add("locked.py")
+    assert set(g.files) == expected
+    assert stats.skipped["binary"] == 1
+    assert stats.skipped["too_large"] == 1
+    # the dangling symlink, plus the mode-000 file for anyone but root
+    assert stats.skipped["unreadable"] == (1 if os.geteuid() == 0 else 2)
+    assert stats.parse_errors >= 1  # broken.py (the latin-1 file may count too)
+    assert stats.non_utf8 == 1
+
+
+def test_git_work_tree_honours_gitignore(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        ".gitignore": "generated/\n",
+        "keep.py": "",
+        "generated/out.py": "",
+        "untracked.py": "",
+    })  # fmt: skip
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "keep.py", ".gitignore"], check=True)
+    assert open_graph(root, jobs=1).files == ["keep.py", "untracked.py"]
