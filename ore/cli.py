@@ -59,6 +59,7 @@ class Options(NamedTuple):
     route: bool
     route_threshold: float
     skill: str | None
+    skill_resource: tuple[str, ...]
     list_skills: bool
     artifact_out: str | None
     artifact_in: str | None
@@ -193,10 +194,46 @@ def _system(o: Options) -> str | None:
 
 
 def _turn_context(prompt: str, o: Options) -> TurnContext:
-    """Tools, skills and routing for one turn. TODO(tools): --tool/--grant/--route/--skill."""
+    """Tools, skills and routing for one turn, all checked before any model call.
+
+    Grants, tool arguments, the gate and skills are validated here, so a refusal costs no chat
+    request. Routing never grants anything and never sets a tool argument beyond what the tool
+    marks routable (a routed read-file gets a path inside the working folder, never a root).
+    """
+    from . import skills
+    from .gate import parse_grants, run_gated
+    from .tools import TOOL_REGISTRY, Tool, get_tool, parse_tool_args
     from .types import TurnContext
 
-    return TurnContext()
+    if o.skill_resource and o.skill is None:
+        raise click.UsageError("--skill-resource needs --skill NAME.")
+    granted = parse_grants(o.grant)
+    tool: Tool | None = None
+    args: dict[str, str] = {}
+    if o.tool is not None:
+        args = parse_tool_args(o.tool_arg)
+        tool = get_tool(o.tool)
+    active = []
+    if o.skill is not None:
+        active.append(skills.activate(skills.find_skill(o.skill), o.skill_resource))
+    routing = None
+    if o.route:
+        from .router import route, targets_from
+
+        catalog = skills.discover_skills(warn=_skill_warning)
+        targets = targets_from(TOOL_REGISTRY.values(), catalog.skills.values())
+        routing = route(prompt, targets, o.route_threshold, tools=TOOL_REGISTRY)
+        note("[routing] " + json.dumps(routing.to_dict(), ensure_ascii=False))
+        if routing.target_type == "skill" and routing.target != o.skill:
+            active.append(skills.activate(catalog.get(routing.target or "")))
+        elif routing.target_type == "tool" and routing.target is not None:
+            tool, args = TOOL_REGISTRY[routing.target], dict(routing.args)
+    results = (run_gated(tool, args, granted),) if tool is not None else ()
+    return TurnContext(tool_results=results, skills=tuple(active), routing=routing)
+
+
+def _skill_warning(message: str) -> None:
+    click.echo(f"Warning: {message}", err=True)
 
 
 def _read_stdin() -> str | None:
@@ -501,13 +538,23 @@ def _list_models(o: Options) -> None:
 
 
 def _list_tools() -> None:
-    """TODO(tools): print name, permissions and description of every tool."""
-    raise OreError("tools are not available in this build")
+    """One line per tool: name, the permissions it needs (or none), description."""
+    from .tools import TOOL_REGISTRY
+
+    for name in sorted(TOOL_REGISTRY):
+        tool = TOOL_REGISTRY[name]
+        click.echo(f"{name}\t{','.join(tool.permissions) or 'none'}\t{tool.description}")
 
 
 def _list_skills() -> None:
-    """TODO(tools): print every skill found (metadata only)."""
-    raise OreError("skills are not available in this build")
+    """One line per skill (name, description), from frontmatter only; malformed ones warned."""
+    from .skills import discover_skills, skill_roots
+
+    catalog = discover_skills(warn=_skill_warning)
+    if not catalog.skills:
+        note("no skills found in " + ", ".join(str(r) for r in skill_roots()))
+    for meta in catalog.skills.values():
+        click.echo(f"{meta.name}\t{meta.description}")
 
 
 # -- the command -----------------------------------------------------------------------------
@@ -574,6 +621,12 @@ def _list_skills() -> None:
 @click.option("--route", is_flag=True, help="Pick a tool or skill from the prompt by rules.")
 @click.option("--route-threshold", type=float, default=0.5, show_default=True, metavar="FLOAT")
 @click.option("--skill", metavar="NAME", help="Activate skill NAME for the turn.")
+@click.option(
+    "--skill-resource",
+    multiple=True,
+    metavar="NAME",
+    help="Add a file from the skill's references/, assets/ or resources/ (repeatable).",
+)
 @click.option("--list-skills", is_flag=True, help="List skills and exit.")
 @click.option(
     "--artifact-out",

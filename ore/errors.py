@@ -8,6 +8,7 @@
     │   └── NoModels              the server has no models at all
     ├── StoreError            a session could not be found, read, named or written
     ├── ToolError             a tool is unknown, got a bad argument, or failed
+    │   └── ToolArgError          a --tool-arg is not KEY=VALUE (a usage error, exit 2)
     ├── GateRejected          the permission gate refused a tool
     ├── RouteError            the router could not do what was asked
     ├── SkillError            a skill is unknown, malformed, or asked for something outside itself
@@ -35,6 +36,7 @@ __all__ = [
     "ServerUnreachable",
     "SkillError",
     "StoreError",
+    "ToolArgError",
     "ToolError",
 ]
 
@@ -94,6 +96,12 @@ class ToolError(OreError):
     def __init__(self, message: str, *, tool: str | None = None) -> None:
         super().__init__(message)
         self.tool = tool
+
+
+class ToolArgError(ToolError):
+    """Raised when a `--tool-arg` is not KEY=VALUE or repeats a key: a usage error."""
+
+    exit_code: ClassVar[int] = 2
 
 
 class GateRejected(OreError):

@@ -1,0 +1,147 @@
+"""Rule-based routing: pick at most one tool or skill from the prompt, without a model call.
+
+The rule
+--------
+A prompt and every hint are split into words (runs of letters and digits, compared case-folded;
+punctuation, hyphens and whitespace only separate words). A hint *matches* when its words occur in
+the prompt as consecutive words, so "read file" matches "Read-File notes.md" and "please read
+ file x", but not "reread files" (matching respects word boundaries).
+
+The confidence of a match depends only on the matched hint itself, on how many words it has::
+
+    confidence = 1 - 0.5 ** words
+
+    "echo"                     1 word   0.5
+    "read file"                2 words  0.75
+    "review this diff"         3 words  0.875
+    "what does this code do"   5 words  0.96875
+
+A longer hint is a more specific phrase, so a match of it is more likely to be meant. Adding or
+removing another target never changes the confidence of a match (upstream divided by the longest
+hint of all targets, so installing one skill could re-route every other prompt).
+
+Each target scores its best (longest) matching hint. The target with the highest confidence wins;
+a tie goes to the alphabetically first name (then "skill" before "tool"). The winner is taken when
+its confidence is at least the threshold (default 0.5, so one-word hints route; 0.6 asks for two
+words or more); otherwise, or when nothing matches, the decision is `fallback`: a plain turn.
+
+Arguments of a routed tool come from the tool's own `extract_args`, which keeps only the argument
+names the tool marks routable. The router never sets anything else: a routed `read-file` gets a
+`path` and never a `root`, so prompt text can never widen what a tool may touch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .errors import RouteError
+from .types import RoutingDecision, RoutingTarget
+
+if TYPE_CHECKING:
+    from .tools import Tool
+    from .types import SkillMetadata
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "confidence_for",
+    "hint_words",
+    "route",
+    "targets_from",
+]
+
+DEFAULT_THRESHOLD = 0.5
+_WORD = re.compile(r"[^\W_]+")
+
+
+def hint_words(text: str) -> tuple[str, ...]:
+    """The words of a hint or prompt as the router compares them (case-folded)."""
+    return tuple(_WORD.findall(text.casefold()))
+
+
+def confidence_for(words: int) -> float:
+    """The confidence of a match of a hint with this many words (0 for none)."""
+    return 0.0 if words <= 0 else 1.0 - 0.5**words
+
+
+def targets_from(
+    tools: Iterable[Tool] = (), skills: Iterable[SkillMetadata] = ()
+) -> tuple[RoutingTarget, ...]:
+    """Routing targets for tools and skills, built from their names, descriptions and hints."""
+    found = [RoutingTarget(t.name, "tool", t.description, tuple(t.hints)) for t in tools]
+    found += [RoutingTarget(s.name, "skill", s.description, tuple(s.hints)) for s in skills]
+    return tuple(found)
+
+
+def route(
+    prompt: str,
+    targets: Sequence[RoutingTarget],
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    tools: Mapping[str, Tool] | None = None,
+) -> RoutingDecision:
+    """Decide which target (if any) the prompt asks for. Pure: reads its inputs, changes none.
+
+    :param tools: where a routed tool's `extract_args` is looked up (no args without it).
+    :raises RouteError: when the threshold is not a number between 0 and 1.
+    """
+    if not isinstance(threshold, int | float) or math.isnan(threshold):
+        raise RouteError("the routing threshold must be a number between 0 and 1")
+    if not 0.0 <= threshold <= 1.0:
+        raise RouteError(f"the routing threshold must be between 0 and 1, not {threshold}")
+    words = hint_words(prompt)
+    positions: dict[str, list[int]] = {}
+    for i, word in enumerate(words):
+        positions.setdefault(word, []).append(i)
+    best: tuple[float, str, str, str] | None = None  # (-confidence, name, type, hint)
+    for target in targets:
+        match = _best_hint(target.hints, words, positions)
+        if match is None:
+            continue
+        count, hint = match
+        key = (-confidence_for(count), target.name, target.target_type, hint)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        return RoutingDecision(
+            target=None, target_type="fallback", confidence=0.0, reasoning="no hint matched"
+        )
+    neg, name, kind, hint = best
+    score = -neg
+    if score < threshold:
+        return RoutingDecision(
+            target=None,
+            target_type="fallback",
+            confidence=score,
+            reasoning=f"best match '{hint}' for {kind} {name} scored {score:g}, "
+            f"below the threshold {threshold:g}",
+        )
+    args: dict[str, str] = {}
+    if kind == "tool" and tools is not None and name in tools:
+        args = dict(tools[name].extract_args(prompt))
+        args.pop("root", None)  # never, whatever a tool's extractor says
+    return RoutingDecision(
+        target=name,
+        target_type=kind,  # type: ignore[arg-type]
+        confidence=score,
+        args=args,
+        reasoning=f"matched hint '{hint}' for {kind} {name}: confidence {score:g} "
+        f"is at least the threshold {threshold:g}",
+    )
+
+
+def _best_hint(
+    hints: Iterable[str], words: Sequence[str], positions: Mapping[str, Sequence[int]]
+) -> tuple[int, str] | None:
+    """The longest hint (in words) occurring in the prompt's words, with its word count."""
+    best: tuple[int, str] | None = None
+    for hint in hints:
+        need = hint_words(hint)
+        n = len(need)
+        if not need or (best is not None and n <= best[0]):
+            continue
+        if any(tuple(words[s : s + n]) == need for s in positions.get(need[0], ())):
+            best = (n, hint)
+    return best

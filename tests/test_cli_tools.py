@@ -1,0 +1,414 @@
+"""Tools, the gate, routing and skills through the installed `ore` command, against the loopback
+Ollama imitation: one chat request per turn (none when the gate or a validation refuses), tool
+and skill text in the documented order, and never in a saved session."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ORE = shutil.which("ore", path=str(Path(sys.prefix) / "bin")) or shutil.which("ore")
+pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+PERSONA = "Aya"
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """The working folder for the command, with a file inside and a secret just outside."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("NOTES INSIDE\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("TOP SECRET\n", encoding="utf-8")
+    return folder
+
+
+def ore(
+    *args: str, env: dict[str, str], cwd: Path | None = None, input: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ORE or "ore", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=30,
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def sent(fake_ollama) -> list[dict[str, str]]:
+    """The messages of the one chat request the server got."""
+    requests = fake_ollama.chat_requests()
+    assert len(requests) == 1
+    return requests[0]["messages"]
+
+
+def all_request_text(fake_ollama) -> str:
+    return json.dumps(fake_ollama.requests)
+
+
+def user_skill(env: dict[str, str], name: str, front: str, body: str = "Answer in haiku.") -> Path:
+    folder = Path(env["ORE_HOME"]) / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\n{front}---\n{body}\n", encoding="utf-8")
+    return folder
+
+
+# -- listing ------------------------------------------------------------------------------------
+
+
+def test_list_tools_shows_name_permissions_and_description(fake_ollama, ore_env) -> None:
+    result = ore("--list-tools", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    assert [r[:2] for r in rows] == [["echo", "none"], ["read-file", "filesystem-read"]]
+    assert fake_ollama.requests == []
+
+
+def test_list_skills_shows_the_bundled_skills(fake_ollama, ore_env) -> None:
+    result = ore("--list-skills", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    names = [line.split("\t")[0] for line in result.stdout.splitlines()]
+    assert {"summarise", "review-diff", "explain-code"} <= set(names)
+    assert result.stderr == "" and fake_ollama.requests == []
+
+
+@pytest.mark.invariant
+def test_one_malformed_skill_among_good_ones_still_lists_the_good_ones(
+    fake_ollama, ore_env
+) -> None:
+    user_skill(ore_env, "good-one", "name: good-one\ndescription: Fine.\n")
+    bad = user_skill(ore_env, "bad-one", "name: bad-one\ndescription: [unclosed\n")
+    result = ore("--list-skills", env=ore_env)
+    assert result.returncode == 0
+    names = [line.split("\t")[0] for line in result.stdout.splitlines()]
+    assert "good-one" in names and "summarise" in names and "bad-one" not in names
+    warning = one_line_error(result)
+    assert warning.startswith("Warning:") and str(bad / "SKILL.md") in warning
+
+
+# -- tools and the gate -------------------------------------------------------------------------
+
+
+@pytest.mark.invariant
+def test_a_tool_result_reaches_one_request_after_the_persona_and_before_the_prompt(
+    fake_ollama, ore_env
+) -> None:
+    result = ore("what did it say?", "--tool", "echo", "--tool-arg", "text=hello", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    messages = sent(fake_ollama)
+    assert [m["role"] for m in messages] == ["system", "user", "user"]
+    assert messages[1]["content"] == "[Tool:echo]\nhello"
+    assert messages[2]["content"] == "what did it say?"
+
+
+@pytest.mark.invariant
+def test_a_denied_tool_makes_no_request_and_names_the_grant(fake_ollama, ore_env, work) -> None:
+    result = ore("hi", "--tool", "read-file", "--tool-arg", "path=notes.txt", env=ore_env, cwd=work)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "filesystem-read" in line and "--grant filesystem-read" in line
+    assert fake_ollama.chat_requests() == [] and "NOTES INSIDE" not in all_request_text(fake_ollama)
+
+
+def test_a_granted_read_file_injects_the_file(fake_ollama, ore_env, work) -> None:
+    result = ore(
+        "summarise",
+        "--tool",
+        "read-file",
+        "--tool-arg",
+        "path=notes.txt",
+        "--grant",
+        "filesystem-read",
+        env=ore_env,
+        cwd=work,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        sent(fake_ollama)[1]["content"]
+        == "[Tool:read-file]\nFile: notes.txt (13 bytes)\nNOTES INSIDE\n"
+    )
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(
+    "args, code, expected",
+    [
+        (["--grant", "everything"], 1, "filesystem-read, filesystem-write, shell, network"),
+        (["--tool", "echo", "--tool-arg", "no-equals"], 2, "KEY=VALUE"),
+        (["--tool", "echo", "--tool-arg", "text=a", "--tool-arg", "text=b"], 2, "more than once"),
+        (["--tool", "nosuch"], 1, "unknown tool 'nosuch'"),
+        (["--tool", "echo", "--tool-arg", "bogus=1"], 1, "no argument 'bogus'"),
+        (["--tool", "echo"], 1, "missing the argument 'text'"),
+        (
+            [
+                "--tool",
+                "read-file",
+                "--tool-arg",
+                "path=../secret.txt",
+                "--grant",
+                "filesystem-read",
+            ],
+            1,
+            "outside",
+        ),
+        (
+            ["--tool", "read-file", "--tool-arg", "path=missing.txt", "--grant", "filesystem-read"],
+            1,
+            "no such file",
+        ),
+        (["--route", "--tool", "echo"], 2, "--route and --tool"),
+        (["--skill", "nosuch"], 1, "unknown skill 'nosuch'"),
+        (["--skill-resource", "x.md"], 2, "--skill-resource needs --skill"),
+    ],
+    ids=[
+        "unknown-grant",
+        "malformed-arg",
+        "repeated-arg",
+        "unknown-tool",
+        "unknown-arg",
+        "missing-arg",
+        "outside",
+        "missing-file",
+        "route-and-tool",
+        "unknown-skill",
+        "resource-without-skill",
+    ],
+)
+def test_refusals_make_no_request_and_exit_with_their_code(
+    fake_ollama, ore_env, work, args: list[str], code: int, expected: str
+) -> None:
+    result = ore("hi", *args, env=ore_env, cwd=work)
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr and expected in result.stderr
+    assert fake_ollama.chat_requests() == []
+    assert "TOP SECRET" not in all_request_text(fake_ollama) + result.stderr + result.stdout
+
+
+# -- skills -------------------------------------------------------------------------------------
+
+
+@pytest.mark.invariant
+def test_order_is_persona_then_skill_then_tool_then_prompt(fake_ollama, ore_env) -> None:
+    result = ore(
+        "go", "--skill", "summarise", "--tool", "echo", "--tool-arg", "text=T", env=ore_env
+    )
+    assert result.returncode == 0, result.stderr
+    messages = sent(fake_ollama)
+    assert [m["role"] for m in messages] == ["system", "system", "user", "user"]
+    assert PERSONA in messages[0]["content"]
+    assert messages[1]["content"].startswith("[Skill:summarise]\n# Summarise")
+    assert messages[2]["content"] == "[Tool:echo]\nT"
+    assert messages[3]["content"] == "go"
+
+
+def test_a_user_skill_overrides_the_bundled_one(fake_ollama, ore_env) -> None:
+    user_skill(ore_env, "summarise", "name: summarise\ndescription: Mine.\n", "MY OWN WAY")
+    assert ore("x", "--skill", "summarise", env=ore_env).returncode == 0
+    assert sent(fake_ollama)[1]["content"] == "[Skill:summarise]\nMY OWN WAY"
+
+
+def test_activating_a_malformed_skill_says_why_and_makes_no_request(fake_ollama, ore_env) -> None:
+    user_skill(ore_env, "broken", "name: broken\n")
+    result = ore("x", "--skill", "broken", env=ore_env)
+    assert result.returncode == 1
+    assert "skill 'broken' is malformed" in one_line_error(result)
+    assert "description" in result.stderr and fake_ollama.chat_requests() == []
+
+
+def test_a_skill_resource_is_added_only_when_asked_for(fake_ollama, ore_env) -> None:
+    folder = user_skill(ore_env, "styled", "name: styled\ndescription: d\n", "BODY")
+    (folder / "references").mkdir()
+    (folder / "references" / "style.md").write_text("SHORT SENTENCES", encoding="utf-8")
+    assert ore("x", "--skill", "styled", env=ore_env).returncode == 0
+    assert (
+        ore("x", "--skill", "styled", "--skill-resource", "style.md", env=ore_env).returncode == 0
+    )
+    plain, extra = (r["messages"][1]["content"] for r in fake_ollama.chat_requests())
+    assert plain == "[Skill:styled]\nBODY"
+    assert extra == "[Skill:styled]\nBODY\n\n[Resource:references/style.md]\nSHORT SENTENCES"
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("name", ["../../../secret.txt", "references/../../../secret.txt", "out"])
+def test_a_skill_resource_outside_the_skill_folder_is_refused(
+    fake_ollama, ore_env, work, name: str
+) -> None:
+    folder = user_skill(ore_env, "styled", "name: styled\ndescription: d\n")
+    (folder / "references").mkdir()
+    (folder / "references" / "out").symlink_to(work.parent / "secret.txt")
+    result = ore("x", "--skill", "styled", "--skill-resource", name, env=ore_env)
+    assert result.returncode == 1
+    assert "TOP SECRET" not in result.stderr + all_request_text(fake_ollama)
+    assert fake_ollama.chat_requests() == []
+
+
+# -- sessions never hold tool or skill text -----------------------------------------------------
+
+
+@pytest.mark.invariant
+def test_tool_and_skill_text_never_reach_a_saved_session(fake_ollama, ore_env) -> None:
+    flags = ["--skill", "review-diff", "--tool", "echo", "--tool-arg", "text=TOOL-TEXT"]
+    assert ore("first", *flags, "--save-session", "s", env=ore_env).returncode == 0
+    assert ore("second", *flags, "--resume-session", "s", env=ore_env).returncode == 0
+    stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text(encoding="utf-8")
+    assert "TOOL-TEXT" not in stored and "[Skill:" not in stored and "[Tool:" not in stored
+    second = fake_ollama.chat_requests()[1]["messages"]
+    # This turn's skill and tool, then the stored history (first, answer), then the prompt.
+    assert [m["content"].split("\n")[0] for m in second[1:3]] == [
+        "[Skill:review-diff]",
+        "[Tool:echo]",
+    ]
+    assert [m["content"] for m in second[3:]][::2] == ["first", "second"]
+    assert sum("[Tool:echo]" in m["content"] for m in second) == 1
+
+
+def test_in_a_repl_the_tool_runs_before_every_turn(fake_ollama, ore_env) -> None:
+    result = ore("-i", "--tool", "echo", "--tool-arg", "text=T", env=ore_env, input="a\nb\n")
+    assert result.returncode == 0, result.stderr
+    requests = fake_ollama.chat_requests()
+    assert len(requests) == 2
+    assert all(r["messages"][1]["content"] == "[Tool:echo]\nT" for r in requests)
+
+
+# -- routing ------------------------------------------------------------------------------------
+
+
+def routing_line(result: subprocess.CompletedProcess[str]) -> dict:
+    lines = [line for line in result.stderr.splitlines() if line.startswith("[routing] ")]
+    assert len(lines) == 1, result.stderr
+    return json.loads(lines[0].removeprefix("[routing] "))
+
+
+def test_a_routed_skill_is_activated_and_the_decision_is_one_stderr_line(
+    fake_ollama, ore_env
+) -> None:
+    result = ore("--route", "summarise this", env=ore_env, input="a long log\n")
+    assert result.returncode == 0, result.stderr
+    decision = routing_line(result)
+    assert decision["target"] == "summarise" and decision["target_type"] == "skill"
+    assert set(decision) == {
+        "target",
+        "target_type",
+        "confidence",
+        "args",
+        "reasoning",
+        "id",
+        "timestamp",
+    }
+    assert sent(fake_ollama)[1]["content"].startswith("[Skill:summarise]\n")
+
+
+def test_route_with_json_includes_the_decision(fake_ollama, ore_env, work) -> None:
+    result = ore(
+        "--route",
+        "--json",
+        "--grant",
+        "filesystem-read",
+        "read file notes.txt",
+        env=ore_env,
+        cwd=work,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["routing"]["target"] == "read-file" and out["routing"]["args"] == {
+        "path": "notes.txt"
+    }
+    assert "NOTES INSIDE" in sent(fake_ollama)[1]["content"]
+
+
+def test_a_prompt_without_hints_falls_back_to_a_plain_turn(fake_ollama, ore_env) -> None:
+    result = ore("--route", "what is a monad?", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert routing_line(result)["target_type"] == "fallback"
+    assert [m["role"] for m in sent(fake_ollama)] == ["system", "user"]
+
+
+def test_the_route_threshold_can_demand_a_more_specific_match(fake_ollama, ore_env) -> None:
+    result = ore("--route", "--route-threshold", "0.9", "summarise this", env=ore_env)
+    assert routing_line(result)["target_type"] == "fallback"
+    assert len(sent(fake_ollama)) == 2
+
+
+def test_a_routed_tool_is_still_gated(fake_ollama, ore_env, work) -> None:
+    result = ore("--route", "read file notes.txt", env=ore_env, cwd=work)
+    assert result.returncode == 1 and "--grant filesystem-read" in result.stderr
+    assert fake_ollama.chat_requests() == []
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "read file ../secret.txt",
+        "read file {outside}/secret.txt",
+        "show file link.txt",
+        "read file up/secret.txt",
+        "read file ../secret.txt root={outside}",
+    ],
+)
+@pytest.mark.parametrize("piped", [False, True], ids=["argument", "piped"])
+def test_no_prompt_makes_a_routed_read_reach_outside_the_working_folder(
+    fake_ollama, ore_env, work, prompt: str, piped: bool
+) -> None:
+    (work / "link.txt").symlink_to(work.parent / "secret.txt")
+    (work / "up").symlink_to(work.parent)
+    text = prompt.format(outside=work.parent)
+    args = ["--route", "--grant", "filesystem-read", "--route-threshold", "0"]
+    result = (
+        ore(*args, env=ore_env, cwd=work, input=text)
+        if piped
+        else ore(*args, text, env=ore_env, cwd=work)
+    )
+    assert result.returncode == 1 and "outside the allowed folder" in result.stderr
+    assert fake_ollama.chat_requests() == []
+    assert "TOP SECRET" not in all_request_text(fake_ollama) + result.stdout + result.stderr
+
+
+def test_dry_run_shows_tool_and_skill_messages_and_calls_nothing(fake_ollama, ore_env) -> None:
+    result = ore(
+        "hi",
+        "--dry-run",
+        "--model",
+        "m",
+        "--skill",
+        "explain-code",
+        "--tool",
+        "echo",
+        "--tool-arg",
+        "text=T",
+        env=ore_env,
+    )
+    assert result.returncode == 0, result.stderr
+    roles = [m["role"] for m in json.loads(result.stdout)["messages"]]
+    assert roles == ["system", "system", "user", "user"] and fake_ollama.requests == []
+
+
+def test_the_working_folder_is_the_default_root(fake_ollama, ore_env, work) -> None:
+    env = {**ore_env, "PWD": "/"}  # only the real cwd counts
+    result = ore(
+        "x",
+        "--tool",
+        "read-file",
+        "--tool-arg",
+        "path=notes.txt",
+        "--grant",
+        "filesystem-read",
+        env=env,
+        cwd=work,
+    )
+    assert result.returncode == 0, result.stderr
+    assert os.fspath(work) not in sent(fake_ollama)[1]["content"]
