@@ -619,7 +619,14 @@ def _list_skills() -> None:
 )
 @click.option("--list-tools", is_flag=True, help="List tools and the permissions they need.")
 @click.option("--route", is_flag=True, help="Pick a tool or skill from the prompt by rules.")
-@click.option("--route-threshold", type=float, default=0.5, show_default=True, metavar="FLOAT")
+@click.option(
+    "--route-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    metavar="FLOAT",
+    help="Minimum confidence (0-1) for --route to pick a target.",
+)
 @click.option("--skill", metavar="NAME", help="Activate skill NAME for the turn.")
 @click.option(
     "--skill-resource",
