@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-ORE = shutil.which("ore")
+# The `ore` installed next to this interpreter (the venv under test), else the one on PATH.
+ORE = shutil.which("ore", path=str(Path(sys.executable).parent)) or shutil.which("ore")
 pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
 
 
