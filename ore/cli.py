@@ -12,7 +12,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .core import Turn
     from .reasoner import Backend
     from .store import FileSessionStore
-    from .types import Session, TurnContext
+    from .types import Message, Session, TurnContext
 
 __all__ = ["cli", "main"]
 
@@ -135,11 +135,12 @@ def _check_conflicts(o: Options) -> None:
         (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
         (o.dry_run and o.repl, "--dry-run and a REPL mode"),
         (o.dry_run and o.artifact_out is not None, "--dry-run and --artifact-out"),
-        (bool(o.tool_arg) and o.tool is None, "--tool-arg without --tool"),
     ]
     for conflict, what in pairs:
         if conflict:
             raise click.UsageError(f"{what} cannot be used together.")
+    if o.tool_arg and o.tool is None:
+        raise click.UsageError("--tool-arg needs --tool NAME.")
     if not 0.0 <= o.route_threshold <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
     if o.timeout is not None and o.timeout <= 0:
@@ -232,6 +233,21 @@ def _turn_context(prompt: str, o: Options) -> TurnContext:
     return TurnContext(tool_results=results, skills=tuple(active), routing=routing)
 
 
+def _check_turn_flags(o: Options) -> None:
+    """Fail fast, before a REPL starts, on a grant, tool, tool argument or skill that every turn
+    would refuse; the tool itself still runs before each turn."""
+    from . import skills
+    from .gate import check, parse_grants
+    from .tools import get_tool, parse_tool_args
+
+    granted = parse_grants(o.grant)
+    if o.tool is not None:
+        parse_tool_args(o.tool_arg)
+        check(get_tool(o.tool), granted)
+    if o.skill is not None:
+        skills.find_skill(o.skill)
+
+
 def _skill_warning(message: str) -> None:
     click.echo(f"Warning: {message}", err=True)
 
@@ -279,21 +295,49 @@ def _verbose(turn: Turn) -> None:
 
 
 def _run_turn(
-    o: Options, reasoner: Any, prompt: str, session: Session | None, *, print_answer: bool = True
-) -> tuple[Turn, TurnContext]:
-    """Gather the turn's context, execute it once, and print the answer unless told not to."""
-    from .core import execute
+    o: Options,
+    reasoner: Any,
+    prompt: str,
+    session: Session | None,
+    ctx: TurnContext,
+    *,
+    print_answer: bool = True,
+) -> Turn:
+    """Execute one turn with its gathered context, and print the answer unless told not to."""
     from .types import Message
 
-    ctx = _turn_context(prompt, o)
+    return _execute_and_show(
+        o,
+        reasoner,
+        [Message(role="user", content=prompt)],
+        session,
+        ctx,
+        system=_system(o),
+        print_answer=print_answer,
+    )
+
+
+def _execute_and_show(
+    o: Options,
+    reasoner: Any,
+    messages: Sequence[Message],
+    session: Session | None,
+    ctx: TurnContext,
+    *,
+    system: str | None,
+    print_answer: bool,
+) -> Turn:
+    """The one place a turn is executed and its answer printed (streamed or whole)."""
+    from .core import execute
+
     streaming = print_answer and _stream_wanted(o)
     turn = execute(
-        [Message(role="user", content=prompt)],
+        messages,
         session,
         ctx.tool_results,
         ctx.skills,
         reasoner=reasoner,
-        system=_system(o),
+        system=system,
         on_token=_on_token if streaming else None,
     )
     if print_answer:
@@ -303,7 +347,7 @@ def _run_turn(
             click.echo(turn.response.content)
     if o.verbose:
         _verbose(turn)
-    return turn, ctx
+    return turn
 
 
 # -- modes ---------------------------------------------------------------------------------------
@@ -343,10 +387,13 @@ def _single_turn(o: Options) -> None:
         _dry_run(o, prompt, session)
         return
     _check_artifact_out(o)
+    # Tools, grants and skills are checked (and the tool run) before the server is contacted,
+    # so a refusal is reported as itself, with no request made.
+    ctx = _turn_context(prompt, o)
     backend = _backend(o)
     reasoner = backend.reasoner(_model(o, backend))
     shown = not o.as_json and o.artifact_out != "-"
-    turn, ctx = _run_turn(o, reasoner, prompt, session, print_answer=shown)
+    turn = _run_turn(o, reasoner, prompt, session, ctx, print_answer=shown)
     if name is not None and turn.session is not None and session is not None:
         _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
     if o.as_json:
@@ -408,7 +455,7 @@ def _artifact_turn(o: Options) -> None:
     Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
     """
     from .artifacts import plan_turn, read_artifact
-    from .core import execute
+    from .types import TurnContext
 
     if o.session_name is not None:
         raise click.UsageError("--artifact-in and a session flag cannot be used together.")
@@ -435,21 +482,15 @@ def _artifact_turn(o: Options) -> None:
     backend = _backend(o, parent.backend if plan.relation == "replay" else None)
     reasoner = backend.reasoner(model)
     shown = not o.as_json and o.artifact_out != "-"
-    streaming = shown and _stream_wanted(o)
-    turn = execute(
+    turn = _execute_and_show(
+        o,
+        reasoner,
         plan.messages,
         None,
-        plan.tool_results,
-        reasoner=reasoner,
+        TurnContext(tool_results=tuple(plan.tool_results)),
         system=plan.system,
-        on_token=_on_token if streaming else None,
+        print_answer=shown,
     )
-    if streaming:
-        click.echo("" if turn.response.content.endswith("\n") else "\n", nl=False)
-    elif shown:
-        click.echo(turn.response.content)
-    if o.verbose:
-        _verbose(turn)
     if o.as_json:
         _print_json(turn.response.to_dict())
     _write_artifact(
@@ -476,6 +517,7 @@ def _open_session(o: Options, *, create: bool = True) -> Session:
 def _repl(o: Options) -> int:
     from .types import Session
 
+    _check_turn_flags(o)
     backend = _backend(o)
     model = _model(o, backend)
     reasoner = backend.reasoner(model)
@@ -487,7 +529,7 @@ def _repl(o: Options) -> int:
 
     def turn(line: str) -> None:
         current = state["session"]
-        result, _ = _run_turn(o, reasoner, line, current)
+        result = _run_turn(o, reasoner, line, current, _turn_context(line, o))
         if current is not None and result.session is not None:
             if name is not None:
                 new = result.session.messages[len(current.messages) :]

@@ -357,3 +357,22 @@ def test_python_dash_m_ore_works(ore_env) -> None:
 def test_no_color_is_honoured(ore_env) -> None:
     result = ore("hi", env={**ore_env, "OLLAMA_HOST": "127.0.0.1:9", "NO_COLOR": "1"})
     assert result.returncode == 1 and "\x1b[" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--tool", "nosuch", "hi"], "unknown tool"),
+        (["--tool", "read-file", "--tool-arg", "path=x", "hi"], "--grant filesystem-read"),
+        (["--grant", "root", "hi"], "unknown permission"),
+        (["--skill", "nosuch", "hi"], "unknown skill"),
+        (["-c", "--tool", "read-file"], "--grant filesystem-read"),
+    ],
+    ids=["unknown-tool", "denied", "bad-grant", "unknown-skill", "repl-denied"],
+)
+def test_a_refusal_is_reported_as_itself_before_the_server_is_contacted(
+    ore_env, args: list[str], expected: str
+) -> None:
+    result = ore(*args, env={**ore_env, "OLLAMA_HOST": "127.0.0.1:9"})
+    assert result.returncode == 1
+    assert expected in one_line_error(result)
