@@ -83,9 +83,32 @@ def ollama_address(host: str | None = None) -> str:
         name, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "")
     if not port:
         port = "11434" if not sep else ("443" if scheme == "https" else "80")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise _bad_address(host)
     name = name or "127.0.0.1"
     suffix = f"/{path.rstrip('/')}" if path.strip("/") else ""
     return f"{scheme}://{name}:{port}{suffix}"
+
+
+def _bad_address(host: str | None) -> ServerUnreachable:
+    if host is not None:
+        what = f"the Ollama address {host!r} is not one ORE can use; give it"
+    else:
+        what = f"OLLAMA_HOST={os.environ.get('OLLAMA_HOST', '')!r} is not an address ORE can use; set it"
+    return ServerUnreachable(f"{what} like 127.0.0.1:11434", address=host or "")
+
+
+def _import_ollama() -> Any:
+    """`import ollama`, which builds a module-level client from OLLAMA_HOST at import time and
+    raises a bare ValueError on a malformed value. ORE passes the address explicitly, so the
+    variable is hidden from that import and a bad value is reported by ORE, in one line."""
+    saved = os.environ.pop("OLLAMA_HOST", None)
+    try:
+        import ollama
+    finally:
+        if saved is not None:
+            os.environ["OLLAMA_HOST"] = saved
+    return ollama
 
 
 def _metadata(part: Any) -> dict[str, Any]:
@@ -119,11 +142,14 @@ class OllamaBackend:
         self.address = ollama_address(host)
         self.timeout = timeout
         import httpx
-        import ollama
 
-        self._client: ollama.Client = ollama.Client(
-            host=self.address, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))
-        )
+        ollama = _import_ollama()
+        try:
+            self._client: ollama.Client = ollama.Client(
+                host=self.address, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))
+            )
+        except ValueError as exc:
+            raise _bad_address(host) from exc
 
     def close(self) -> None:
         """Close the connection pool (a process that exits need not bother)."""

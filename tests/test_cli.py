@@ -376,3 +376,9 @@ def test_a_refusal_is_reported_as_itself_before_the_server_is_contacted(
     result = ore(*args, env={**ore_env, "OLLAMA_HOST": "127.0.0.1:9"})
     assert result.returncode == 1
     assert expected in one_line_error(result)
+
+
+def test_a_malformed_ollama_host_is_one_line_not_a_traceback(ore_env) -> None:
+    result = ore("hi", env={**ore_env, "OLLAMA_HOST": "localhost:abc"})
+    assert result.returncode == 1
+    assert "OLLAMA_HOST='localhost:abc'" in one_line_error(result)

@@ -173,3 +173,13 @@ def test_the_ollama_client_is_not_imported_until_a_backend_is_built() -> None:
     code = "import ore.reasoner, ore.cli, sys; print('ollama' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("host", ["localhost:abc", "http://[bad", "::::", "http://127.0.0.1:99999"])
+def test_a_malformed_ollama_host_is_one_line_naming_it(
+    monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    with pytest.raises(ServerUnreachable) as info:
+        OllamaBackend()
+    assert repr(host) in info.value.message and "127.0.0.1:11434" in info.value.message
