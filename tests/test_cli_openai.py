@@ -337,7 +337,7 @@ def test_the_key_never_reaches_an_artifact_and_a_replay_works(server, env, tmp_p
 
 def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
     from ore.artifacts import BackendInfo
-    from ore.cli import Options, _backend
+    from ore.run import Options, _backend
 
     for name in ("ORE_BASE_URL", "OPENAI_BASE_URL", "ORE_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST"):
         monkeypatch.delenv(name, raising=False)

@@ -1,0 +1,90 @@
+"""The flags of one invocation, and which of them cannot be combined."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import click
+
+__all__ = ["Options", "check_conflicts"]
+
+
+class Options(NamedTuple):
+    """Every flag of one invocation, as parsed (a NamedTuple: immutable, and cheaper to import
+    than dataclasses on the start-up path of `ore --help`)."""
+
+    prompt: str | None
+    model: str | None
+    system: str | None
+    list_models: bool
+    interactive: bool
+    conversational: bool
+    save_session: str | None
+    resume_session: str | None
+    list_sessions: bool
+    stream: bool | None
+    verbose: bool
+    as_json: bool
+    dry_run: bool
+    timeout: float | None
+    backend: str | None
+    base_url: str | None
+    tool: str | None
+    tool_arg: tuple[str, ...]
+    grant: tuple[str, ...]
+    list_tools: bool
+    route: bool
+    route_threshold: float
+    skill: str | None
+    skill_resource: tuple[str, ...]
+    list_skills: bool
+    artifact_out: str | None
+    artifact_in: str | None
+    artifact_version: str
+
+    @property
+    def session_name(self) -> str | None:
+        return self.resume_session or self.save_session
+
+    @property
+    def repl(self) -> bool:
+        """A REPL runs for -i and -c, and for a session flag without a prompt (upstream: session
+        flags imply conversational mode; lines then come from the terminal or the pipe)."""
+        if self.interactive or self.conversational:
+            return True
+        return self.session_name is not None and self.prompt is None
+
+
+def check_conflicts(o: Options) -> None:
+    """Upstream's invalid combinations (and this project's additions) are usage errors, exit 2."""
+    repl_flag = "--interactive" if o.interactive else "--conversational"
+    pairs: list[tuple[bool, str]] = [
+        (o.interactive and o.conversational, "--interactive and --conversational"),
+        (o.interactive and o.save_session is not None, "--interactive and --save-session"),
+        (o.interactive and o.resume_session is not None, "--interactive and --resume-session"),
+        (
+            o.save_session is not None and o.resume_session is not None,
+            "--save-session and --resume-session",
+        ),
+        (o.as_json and o.stream is True, "--json and --stream"),
+        (o.as_json and o.repl, f"--json and {repl_flag if not o.session_name else 'a REPL'}"),
+        (o.route and o.tool is not None, "--route and --tool"),
+        (o.artifact_in is not None and o.repl, "--artifact-in and a REPL mode"),
+        (o.artifact_in is not None and o.tool is not None, "--artifact-in and --tool"),
+        (o.artifact_in is not None and o.route, "--artifact-in and --route"),
+        (o.artifact_in is not None and o.skill is not None, "--artifact-in and --skill"),
+        (o.artifact_out is not None and o.stream is True, "--artifact-out and --stream"),
+        (o.artifact_out is not None and o.repl, "--artifact-out and a REPL mode"),
+        (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
+        (o.dry_run and o.repl, "--dry-run and a REPL mode"),
+        (o.dry_run and o.artifact_out is not None, "--dry-run and --artifact-out"),
+    ]
+    for conflict, what in pairs:
+        if conflict:
+            raise click.UsageError(f"{what} cannot be used together.")
+    if o.tool_arg and o.tool is None:
+        raise click.UsageError("--tool-arg needs --tool NAME.")
+    if not 0.0 <= o.route_threshold <= 1.0:
+        raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
+    if o.timeout is not None and o.timeout <= 0:
+        raise click.BadParameter("must be a positive number of seconds", param_hint="--timeout")
