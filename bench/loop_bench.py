@@ -75,8 +75,11 @@ def main() -> None:
 
     server, url = start_server()
     home = tempfile.mkdtemp(prefix="ore-bench-")
+    # PYTHONDONTWRITEBYTECODE would make every run recompile ORE from source while the
+    # dependencies come precompiled: measure what an installed ORE costs a user.
+    quiet = {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in quiet},
         "OLLAMA_HOST": url,
         "ORE_HOME": home,
         "HOME": home,
