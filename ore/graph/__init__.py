@@ -6,23 +6,33 @@ Usable on its own (no CLI, no model): `open_graph(root).top_files(10)`. The inde
 
 from __future__ import annotations
 
-from .graph import CodeGraph, open_graph
-from .index import Index, load_index
-from .records import Edge, FileIndex, Import, Symbol
-from .results import (
-    Chunk,
-    Community,
-    Context,
-    Cycle,
-    DependencyPath,
-    FileScore,
-    GraphStats,
-    Hits,
-    Neighbor,
-    Score,
-    SearchHit,
-    SymbolMatch,
-)
+import importlib
+from typing import Any
+
+# Names are imported on first use (PEP 562), so `ore graph --help` and `import ore.graph.cli`
+# do not pay for the index, tree-sitter or the result types.
+_EXPORTS: dict[str, str] = {
+    "CodeGraph": "graph",
+    "open_graph": "graph",
+    "Index": "index",
+    "load_index": "index",
+    "Edge": "records",
+    "FileIndex": "records",
+    "Import": "records",
+    "Symbol": "records",
+    "Chunk": "results",
+    "Community": "results",
+    "Context": "results",
+    "Cycle": "results",
+    "DependencyPath": "results",
+    "FileScore": "results",
+    "GraphStats": "results",
+    "Hits": "results",
+    "Neighbor": "results",
+    "Score": "results",
+    "SearchHit": "results",
+    "SymbolMatch": "results",
+}
 
 __all__ = [
     "Chunk",
@@ -46,3 +56,16 @@ __all__ = [
     "load_index",
     "open_graph",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ore.graph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
