@@ -1,0 +1,59 @@
+"""Commands that call no model must not import the heavy libraries (start-up time is measured in
+bench/loop_bench.py; this guards the cause: what gets imported)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("ollama", "httpx", "networkx", "tree_sitter", "jsonschema", "yaml", "pydantic")
+
+PROBE = """
+import json, sys
+from ore.cli import main
+try:
+    main(json.loads(sys.argv[1]))
+except SystemExit:
+    pass
+heavy = sorted(m for m in {heavy!r} if m in sys.modules)
+print(json.dumps(heavy), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["--list-tools"],
+        ["--list-skills"],
+        ["--list-sessions"],
+        ["--dry-run", "--model", "m", "hi"],
+        ["graph", "--help"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_commands_that_call_no_model_import_nothing_heavy(args: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), json.dumps(args)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    imported = json.loads(result.stderr.strip().splitlines()[-1])
+    assert imported == [], result.stderr
+
+
+def test_the_probe_sees_the_client_when_a_model_is_called() -> None:
+    env = {"OLLAMA_HOST": "127.0.0.1:9", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), json.dumps(["hi"])],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert "ollama" in json.loads(result.stderr.strip().splitlines()[-1])
