@@ -91,10 +91,13 @@ def _turn_context(prompt: str, o: Options) -> TurnContext:
     request. Routing never grants anything and never sets a tool argument beyond what the tool
     marks routable (a routed read-file gets a path inside the working folder, never a root).
     """
+    from .types import TurnContext
+
+    if not (o.tool or o.skill or o.route or o.grant or o.skill_resource):
+        return TurnContext()  # a plain turn: nothing to gather, nothing more to import
     from . import skills
     from .gate import parse_grants, run_gated
     from .tools import TOOL_REGISTRY, Tool, get_tool, parse_tool_args
-    from .types import TurnContext
 
     if o.skill_resource and o.skill is None:
         raise click.UsageError("--skill-resource needs --skill NAME.")
