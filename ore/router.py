@@ -20,6 +20,11 @@ A longer hint is a more specific phrase, so a match of it is more likely to be m
 removing another target never changes the confidence of a match (upstream divided by the longest
 hint of all targets, so installing one skill could re-route every other prompt).
 
+A hint may hold gaps: a `...` standing alone between words matches one to six words of the
+prompt, so "where is ... defined" matches "where is execute defined" and "where is the Index
+class defined". Only the hint's own words count towards its confidence (that hint scores 0.875,
+three words); a gap at either end of a hint is ignored.
+
 Each target scores its best (longest) matching hint. The target with the highest confidence wins;
 a tie goes to the alphabetically first name (then "skill" before "tool"). The winner is taken when
 its confidence is at least the threshold (default 0.5, so one-word hints route; 0.6 asks for two
@@ -46,19 +51,34 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "GAP",
+    "MAX_GAP_WORDS",
     "confidence_for",
+    "hint_pattern",
     "hint_words",
     "route",
     "targets_from",
 ]
 
 DEFAULT_THRESHOLD = 0.5
+#: A hint word that matches one to `MAX_GAP_WORDS` words of the prompt.
+GAP = "..."
+MAX_GAP_WORDS = 6
 _WORD = re.compile(r"[^\W_]+")
+_GAP_SPLIT = re.compile(r"(?:(?<=\s)|^)(?:\.\.\.|\u2026)(?=\s|$)")
 
 
 def hint_words(text: str) -> tuple[str, ...]:
     """The words of a hint or prompt as the router compares them (case-folded)."""
     return tuple(_WORD.findall(text.casefold()))
+
+
+def hint_pattern(hint: str) -> tuple[tuple[str, ...], ...]:
+    """A hint as runs of words separated by gaps (`...` standing alone); empty runs dropped.
+
+    "where is ... defined" -> (("where", "is"), ("defined",)); "read file" -> (("read", "file"),).
+    """
+    return tuple(run for run in map(hint_words, _GAP_SPLIT.split(hint)) if run)
 
 
 def confidence_for(words: int) -> float:
@@ -135,13 +155,26 @@ def route(
 def _best_hint(
     hints: Iterable[str], words: Sequence[str], positions: Mapping[str, Sequence[int]]
 ) -> tuple[int, str] | None:
-    """The longest hint (in words) occurring in the prompt's words, with its word count."""
+    """The hint with the most words occurring in the prompt's words, with its word count."""
     best: tuple[int, str] | None = None
     for hint in hints:
-        need = hint_words(hint)
-        n = len(need)
-        if not need or (best is not None and n <= best[0]):
+        runs = hint_pattern(hint)
+        n = sum(len(run) for run in runs)
+        if not runs or (best is not None and n <= best[0]):
             continue
-        if any(tuple(words[s : s + n]) == need for s in positions.get(need[0], ())):
+        first = runs[0]
+        if any(_matches_from(runs, words, s) for s in positions.get(first[0], ())):
             best = (n, hint)
     return best
+
+
+def _matches_from(runs: Sequence[tuple[str, ...]], words: Sequence[str], start: int) -> bool:
+    """Whether `runs` occur in `words` from `start`, each next run 1..MAX_GAP_WORDS words on."""
+    run = runs[0]
+    end = start + len(run)
+    if tuple(words[start:end]) != run:
+        return False
+    if len(runs) == 1:
+        return True
+    last = min(end + MAX_GAP_WORDS, len(words) - 1)
+    return any(_matches_from(runs[1:], words, s) for s in range(end + 1, last + 1))

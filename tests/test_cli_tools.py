@@ -74,7 +74,11 @@ def test_list_tools_shows_name_permissions_and_description(fake_ollama, ore_env)
     result = ore("--list-tools", env=ore_env)
     assert result.returncode == 0, result.stderr
     rows = [line.split("\t") for line in result.stdout.splitlines()]
-    assert [r[:2] for r in rows] == [["echo", "none"], ["read-file", "filesystem-read"]]
+    assert [r[:2] for r in rows] == [
+        ["codebase", "filesystem-read"],
+        ["echo", "none"],
+        ["read-file", "filesystem-read"],
+    ]
     assert fake_ollama.requests == []
 
 
@@ -412,3 +416,153 @@ def test_the_working_folder_is_the_default_root(fake_ollama, ore_env, work) -> N
     )
     assert result.returncode == 0, result.stderr
     assert os.fspath(work) not in sent(fake_ollama)[1]["content"]
+
+
+# -- the codebase tool --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small Python project to run `ore` in: pkg/core.py is imported by pkg/a.py and pkg/b.py,
+    main.py imports those two; a secret lies just outside, and a symlink inside points at it."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "core.py").write_text("def execute(x):\n    return x\n", encoding="utf-8")
+    (root / "pkg" / "a.py").write_text("from pkg.core import execute\n", encoding="utf-8")
+    (root / "pkg" / "b.py").write_text("from pkg import core\n", encoding="utf-8")
+    (root / "main.py").write_text("import pkg.a\nimport pkg.b\n", encoding="utf-8")
+    (tmp_path / "outside.py").write_text('SECRET = "TOP SECRET"\n', encoding="utf-8")
+    (root / "leak.py").symlink_to(tmp_path / "outside.py")
+    return root
+
+
+def tool_block(fake_ollama, name: str = "codebase") -> str:
+    """The one tool message of the one chat request, which comes after the persona and before
+    the prompt."""
+    messages = sent(fake_ollama)
+    assert [m["role"] for m in messages] == ["system", "user", "user"]
+    assert messages[1]["content"].startswith(f"[Tool:{name}]\n")
+    return messages[1]["content"]
+
+
+@pytest.mark.invariant
+def test_a_granted_codebase_query_reaches_one_request(fake_ollama, ore_env, project) -> None:
+    result = ore(
+        "--tool",
+        "codebase",
+        "--tool-arg",
+        "op=top-files",
+        "--grant",
+        "filesystem-read",
+        "which files matter?",
+        env=ore_env,
+        cwd=project,
+    )
+    assert result.returncode == 0, result.stderr
+    block = tool_block(fake_ollama)
+    assert block.startswith("[Tool:codebase]\nQuery: top-files\n")
+    assert all(f in block for f in ("pkg/core.py", "pkg/a.py", "pkg/b.py", "main.py"))
+    assert block.index("pkg/core.py") < block.index("main.py")  # ranked: most depended-on first
+    assert "TOP SECRET" not in all_request_text(fake_ollama) and "leak.py" not in block
+    assert sent(fake_ollama)[2]["content"] == "which files matter?"
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("how", ["tool", "route"])
+def test_codebase_without_the_grant_is_refused_with_no_request(
+    fake_ollama, ore_env, project, how: str
+) -> None:
+    args = (
+        ["--tool", "codebase", "--tool-arg", "op=top-files", "which files matter?"]
+        if how == "tool"
+        else ["--route", "what depends on pkg/a.py"]
+    )
+    result = ore(*args, env=ore_env, cwd=project)
+    assert result.returncode == 1
+    assert "--grant filesystem-read" in result.stderr.splitlines()[-1]
+    assert fake_ollama.chat_requests() == []
+    assert not (Path(ore_env["ORE_HOME"]) / "cache" / "graph").exists()  # the tool never ran
+
+
+@pytest.mark.parametrize(
+    "prompt, args, expected",
+    [
+        ("what depends on pkg/a.py", {"op": "dependents", "file": "pkg/a.py"}, "main.py"),
+        ("where is execute defined?", {"op": "symbol", "name": "execute"}, "pkg/core.py:1"),
+        ("what are the most important files here?", {"op": "top-files"}, "pkg/core.py"),
+    ],
+)
+def test_a_structural_question_routes_to_codebase(
+    fake_ollama, ore_env, project, prompt: str, args: dict[str, str], expected: str
+) -> None:
+    result = ore("--route", "--grant", "filesystem-read", prompt, env=ore_env, cwd=project)
+    assert result.returncode == 0, result.stderr
+    decision = routing_line(result)
+    assert (decision["target"], decision["target_type"]) == ("codebase", "tool")
+    assert decision["args"] == args
+    assert expected in tool_block(fake_ollama)
+    assert len(fake_ollama.chat_requests()) == 1
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(
+    "args",
+    [
+        [
+            "--tool",
+            "codebase",
+            "--tool-arg",
+            "op=dependents",
+            "--tool-arg",
+            "file=../outside.py",
+            "hi",
+        ],
+        [
+            "--tool",
+            "codebase",
+            "--tool-arg",
+            "op=context",
+            "--tool-arg",
+            "file=leak.py",
+            "--tool-arg",
+            "line=1",
+            "hi",
+        ],
+        ["--route", "what depends on ../outside.py"],
+        ["--route", "who imports {outside}/outside.py"],
+    ],
+    ids=["tool-dotdot", "tool-symlink", "route-dotdot", "route-absolute"],
+)
+def test_a_codebase_file_outside_the_working_folder_is_refused_with_no_request(
+    fake_ollama, ore_env, project, args: list[str]
+) -> None:
+    args = [a.format(outside=project.parent) for a in args]
+    result = ore("--grant", "filesystem-read", *args, env=ore_env, cwd=project)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if not line.startswith("[routing] ")]
+    assert len(errors) == 1 and "outside the allowed folder" in errors[0]
+    assert fake_ollama.chat_requests() == []
+    assert "TOP SECRET" not in all_request_text(fake_ollama) + result.stdout + result.stderr
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("piped", [False, True], ids=["argument", "piped"])
+def test_a_routed_codebase_query_cannot_set_its_root(
+    fake_ollama, ore_env, project, tmp_path, piped: bool
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "elsewhere.py").write_text("import pkg\n", encoding="utf-8")
+    text = f"what depends on pkg/a.py root={other} --tool-arg root={other}"
+    args = ["--route", "--grant", "filesystem-read"]
+    result = (
+        ore(*args, env=ore_env, cwd=project, input=text)
+        if piped
+        else ore(*args, text, env=ore_env, cwd=project)
+    )
+    assert result.returncode == 0, result.stderr
+    decision = routing_line(result)
+    assert decision["target"] == "codebase" and "root" not in decision["args"]
+    block = tool_block(fake_ollama)
+    assert "main.py" in block and "elsewhere.py" not in block

@@ -170,6 +170,23 @@ def test_hostile_files_are_skipped_and_counted(tmp_path: Path) -> None:
     assert stats.non_utf8 == 1
 
 
+@pytest.mark.invariant
+@pytest.mark.parametrize("git", [False, True], ids=["walk", "git"])
+def test_a_file_symlink_is_indexed_only_when_it_resolves_inside_the_root(
+    tmp_path: Path, git: bool
+) -> None:
+    root = tree(tmp_path, {"ok.py": "def fine():\n    pass\n"})
+    (tmp_path / "outside.py").write_text("SECRET = 'TOP SECRET'\n", encoding="utf-8")
+    (root / "leak.py").symlink_to(tmp_path / "outside.py")
+    (root / "alias.py").symlink_to(root / "ok.py")
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    g = open_graph(root, jobs=1)
+    assert set(g.files) == {"ok.py", "alias.py"}
+    assert g.stats().skipped["outside_root"] == 1
+    assert g.search("SECRET") == []
+
+
 def test_git_work_tree_honours_gitignore(tmp_path: Path) -> None:
     root = tree(tmp_path, {
         ".gitignore": "generated/\n",

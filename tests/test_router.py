@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from ore.errors import RouteError, ToolError
 from ore.gate import run_gated
-from ore.router import confidence_for, hint_words, route, targets_from
+from ore.router import MAX_GAP_WORDS, confidence_for, hint_pattern, hint_words, route, targets_from
 from ore.skills import discover_skills
 from ore.tools import TOOL_REGISTRY, Tool
 from ore.types import RoutingTarget, SkillMetadata, ToolResult
@@ -187,6 +188,7 @@ def test_targets_come_from_tools_and_skills() -> None:
     assert [(t.name, t.target_type) for t in targets] == [
         ("echo", "tool"),
         ("read-file", "tool"),
+        ("codebase", "tool"),
         ("s", "skill"),
     ]
 
@@ -210,6 +212,50 @@ def test_the_bundled_skills_route_from_everyday_phrases(prompt: str, skill: str)
 
 def test_hint_words_split_on_anything_but_letters_and_digits() -> None:
     assert hint_words("Read-File: a_b  C3") == ("read", "file", "a", "b", "c3")
+
+
+@pytest.mark.parametrize(
+    "hint, runs",
+    [
+        ("where is ... defined", (("where", "is"), ("defined",))),
+        ("where's \u2026 defined", (("where", "s"), ("defined",))),
+        ("wait... what", (("wait", "what"),)),
+        ("... read file ...", (("read", "file"),)),
+        ("...", ()),
+    ],
+)
+def test_a_gap_is_a_lone_ellipsis_and_gaps_at_the_ends_are_ignored(
+    hint: str, runs: tuple[tuple[str, ...], ...]
+) -> None:
+    assert hint_pattern(hint) == runs
+
+
+@pytest.mark.parametrize(
+    "prompt, matches",
+    [
+        ("where is execute defined", True),
+        ("Where is the Engine class defined?", True),
+        ("where is a b c d e f defined", True),
+        ("where is a b c d e f g defined", False),
+        ("where is defined", False),
+        ("where is execute undefined", False),
+    ],
+)
+def test_a_gap_matches_one_to_six_words_and_only_the_hints_words_count(
+    prompt: str, matches: bool
+) -> None:
+    assert MAX_GAP_WORDS == 6
+    decision = route(prompt, [tool_target("t", "where is ... defined")])
+    assert decision.target == ("t" if matches else None)
+    assert decision.confidence == (0.875 if matches else 0.0)
+
+
+@given(prompt=st.text(alphabet="ab .", max_size=40))
+def test_a_gap_hint_matches_exactly_when_a_regex_of_it_does(prompt: str) -> None:
+    words = " ".join(hint_words(prompt))
+    expected = re.search(r"(?<!\w)a b(?: \w+){1,6} a(?!\w)", words) is not None
+    decision = route(prompt, [tool_target("t", "a b ... a")], threshold=0)
+    assert (decision.target == "t") == expected
 
 
 hints = st.lists(st.text(max_size=15), max_size=4).map(tuple)

@@ -48,10 +48,11 @@ def one_line(exc: OreError) -> str:
 # -- the registry -------------------------------------------------------------------------------
 
 
-def test_the_built_ins_are_echo_and_read_file_with_their_permissions() -> None:
-    assert sorted(TOOL_REGISTRY) == ["echo", "read-file"]
+def test_the_built_ins_are_echo_read_file_and_codebase_with_their_permissions() -> None:
+    assert sorted(TOOL_REGISTRY) == ["codebase", "echo", "read-file"]
     assert ECHO.permissions == ()
     assert READ.permissions == ("filesystem-read",)
+    assert TOOL_REGISTRY["codebase"].permissions == ("filesystem-read",)
     assert all(t.hints and t.description for t in TOOL_REGISTRY.values())
 
 
@@ -73,7 +74,7 @@ def test_every_built_in_schema_is_a_valid_json_schema() -> None:
 def test_an_unknown_tool_is_one_line_listing_the_known_ones() -> None:
     with pytest.raises(ToolError) as info:
         get_tool("rm-rf")
-    assert "echo, read-file" in one_line(info.value)
+    assert "codebase, echo, read-file" in one_line(info.value)
     assert info.value.exit_code == 1
 
 
@@ -323,13 +324,14 @@ def test_extractors_never_raise_and_never_set_root(prompt: str) -> None:
 
 
 @pytest.mark.parametrize("flag", ["--list-tools", "--list-skills"])
-def test_listing_imports_neither_jsonschema_nor_yaml(flag: str) -> None:
+def test_listing_imports_no_jsonschema_yaml_networkx_or_tree_sitter(flag: str) -> None:
+    heavy = ("jsonschema", "yaml", "networkx", "tree_sitter", "ore.graph")
     code = (
         "import sys\n"
         "from ore.cli import cli\n"
         f"try: cli.main([{flag!r}], prog_name='ore')\n"
         "except SystemExit: pass\n"
-        "print(sorted(m for m in ('jsonschema', 'yaml') if m in sys.modules))\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -85,10 +85,19 @@ def _git_files(root: str) -> list[str] | None:
 
 
 def _add(root: str, rel: str, language: str, found: Discovery) -> None:
+    path = os.path.join(root, rel)
     try:
-        info = os.stat(os.path.join(root, rel))
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            # A file symlink is indexed only when it resolves inside the root: queries (search,
+            # context, the `codebase` tool) must never show a byte from outside it.
+            real = os.path.realpath(path)
+            if os.path.commonpath([real, root]) != root:
+                found.skipped["outside_root"] += 1
+                return
+            info = os.stat(path)
     except (OSError, ValueError):
-        if os.path.lexists(os.path.join(root, rel)):
+        if os.path.lexists(path):
             found.skipped["unreadable"] += 1
         return  # deleted since git last looked: simply gone
     if not stat.S_ISREG(info.st_mode):
