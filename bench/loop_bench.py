@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _timing import clean_env, measure, start_server
+
 PY = sys.executable
 ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "ore"
 
@@ -35,56 +32,15 @@ BARE_CALL = (
 )
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [PY, str(ROOT / "tests" / "fake_ollama.py"), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stdin=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    return proc, url
-
-
-def wall(cmd: list[str], env: dict[str, str], stdin: str = "") -> float:
-    start = time.perf_counter()
-    result = subprocess.run(cmd, env=env, input=stdin, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {result.stderr.strip()}")
-    return elapsed
-
-
-def measure(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, float]:
-    """Median wall time per case, runs interleaved so drift hits every case alike."""
-    times: dict[str, list[float]] = {name: [] for name in cases}
-    for name, cmd in cases.items():  # warm the page cache and .pyc files
-        wall(cmd, env)
-    for _ in range(runs):
-        for name, cmd in cases.items():
-            times[name].append(wall(cmd, env))
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    server, url = start_server()
+    server, url = start_server("fake_ollama.py")
     home = tempfile.mkdtemp(prefix="ore-bench-")
-    # PYTHONDONTWRITEBYTECODE would make every run recompile ORE from source while the
-    # dependencies come precompiled: measure what an installed ORE costs a user.
-    quiet = {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in quiet},
-        "OLLAMA_HOST": url,
-        "ORE_HOME": home,
-        "HOME": home,
-        "NO_COLOR": "1",
-    }
+    env = clean_env(OLLAMA_HOST=url, ORE_HOME=home, HOME=home, NO_COLOR="1")
     try:
         turn = measure(
             {
@@ -120,7 +76,8 @@ def main() -> None:
         "runs": args.runs,
         "turn": {k: {"seconds": round(v, 4), "ratio": round(v / bare, 3)} for k, v in turn.items()},
         "startup": {
-            k: {"seconds": round(v, 4), "ratio": round(v / click_base, 3)} for k, v in startup.items()
+            k: {"seconds": round(v, 4), "ratio": round(v / click_base, 3)}
+            for k, v in startup.items()
         },
     }
     if args.json:

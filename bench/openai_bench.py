@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _timing import clean_env, measure, start_server
+
 PY = sys.executable
 ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "ore"
 KEY = "sk-bench-0000"
@@ -42,50 +39,15 @@ BARE_POST = (
 )
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [PY, str(ROOT / "tests" / "fake_openai.py"), "--port", "0", "--api-key", KEY],
-        stdout=subprocess.PIPE,
-        stdin=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    return proc, url
-
-
-def wall(cmd: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    result = subprocess.run(cmd, env=env, input="", capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {result.stderr.strip()}")
-    return elapsed
-
-
-def measure(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, float]:
-    """Median wall time per case, runs interleaved so drift hits every case alike."""
-    times: dict[str, list[float]] = {name: [] for name in cases}
-    for cmd in cases.values():  # warm the page cache and .pyc files
-        wall(cmd, env)
-    for _ in range(runs):
-        for name, cmd in cases.items():
-            times[name].append(wall(cmd, env))
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    server, url = start_server()
+    server, url = start_server("fake_openai.py", "--api-key", KEY)
     home = tempfile.mkdtemp(prefix="ore-bench-")
-    # PYTHONDONTWRITEBYTECODE would make every `ore` run recompile ORE's modules while httpx's
-    # come precompiled from site-packages: measure what an installed ORE costs instead.
-    skip = ("ORE_", "OPENAI_", "PYTHONDONTWRITEBYTECODE")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(skip)}
+    env = {k: v for k, v in clean_env().items() if not k.startswith(("ORE_", "OPENAI_"))}
     env |= {
         "ORE_BACKEND": "openai",
         "ORE_BASE_URL": url,

@@ -52,29 +52,13 @@ V1_OUTPUT_KEYS = {"id", "content", "model_id", "timestamp", "metadata"}
 PERSONA = "You are Aya."
 
 
+#: An artifact as upstream ORE v0.9.1 writes it, built from its documented `ore.exec.v1` format.
+UPSTREAM_V1_FILE = Path(__file__).parent / "data" / "upstream-v1.json"
+
+
 def upstream_v1(**changes: Any) -> dict[str, Any]:
     """An artifact as upstream ORE v0.9.1 writes it (its documented `ore.exec.v1`)."""
-    data: dict[str, Any] = {
-        "artifact_version": "ore.exec.v1",
-        "execution_id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
-        "timestamp": 1735689600.123456,
-        "input": {
-            "prompt": "Explain a unix pipe in one sentence",
-            "model_id": "llama3.2:latest",
-            "mode": "single_turn",
-            "routing": None,
-            "tools": None,
-            "skills": None,
-        },
-        "output": {
-            "id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
-            "content": "A pipe connects one program's output to another's input.",
-            "model_id": "llama3.2:latest",
-            "timestamp": 1735689600.0,
-            "metadata": {"eval_count": 12, "prompt_eval_count": 30, "eval_duration": 1000},
-        },
-        "continuation": {"requested": False, "reason": None},
-    }
+    data: dict[str, Any] = json.loads(UPSTREAM_V1_FILE.read_text(encoding="utf-8"))
     for dotted, value in changes.items():
         *parents, last = dotted.split("__")
         target = data

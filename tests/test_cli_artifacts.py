@@ -22,27 +22,9 @@ pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not inst
 PERSONA_START = "You are Aya"
 
 #: An artifact as upstream ORE v0.9.1 writes it, from its documented `ore.exec.v1` format.
-UPSTREAM_V1: dict[str, Any] = {
-    "artifact_version": "ore.exec.v1",
-    "execution_id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
-    "timestamp": 1735689600.123456,
-    "input": {
-        "prompt": "Explain a unix pipe in one sentence",
-        "model_id": "llama3.2:latest",
-        "mode": "single_turn",
-        "routing": None,
-        "tools": None,
-        "skills": None,
-    },
-    "output": {
-        "id": "5b0c2a4e-8f31-4c7e-9d55-0e6f1a2b3c4d",
-        "content": "A pipe connects one program's output to another's input.",
-        "model_id": "llama3.2:latest",
-        "timestamp": 1735689600.0,
-        "metadata": {"eval_count": 12, "prompt_eval_count": 30},
-    },
-    "continuation": {"requested": False, "reason": None},
-}
+UPSTREAM_V1: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "upstream-v1.json").read_text(encoding="utf-8")
+)
 
 
 def ore(
