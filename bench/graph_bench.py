@@ -4,7 +4,9 @@ For each package (django, sympy): grimp's build of its import graph, ORE's cold 
 cache, both cores), a warm query (cache fresh: staleness check + graph + `dependents`), and a
 re-index after one file changed; then precision and recall of ORE's resolved Python import
 edges against grimp's graph. All in one process, interleaved, medians of N runs; the import of
-grimp and of ORE is excluded from every timing, as in the anchor figures.
+grimp and of ORE is excluded from every timing, as in the anchor figures. Last, the CPU time of
+tree-sitter alone (parse, parse + query) on the same files: halved, the floor of any 2-core cold
+index built on it.
 
     python bench/graph_bench.py [--runs 5] [--site DIR] [--json]
 
@@ -64,6 +66,31 @@ def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
     return edges, set(names.values())
 
 
+def tree_sitter_floor(root: Path, index: Any) -> tuple[float, float]:
+    """CPU seconds of tree-sitter alone on the indexed files (one process): parse, and parse plus
+    the one query pass. Halved, this is what no 2-core cold index built on it can beat."""
+    import tree_sitter
+
+    from ore.graph.languages import parser_and_query
+
+    blobs = []
+    for path, record in index.files.items():
+        parser, query = parser_and_query(record.language)
+        if parser is not None:
+            blobs.append((parser, query, (root / path).read_bytes()))
+    parse, both = [], []
+    for _ in range(3):
+        gc.collect()
+        start = time.process_time()
+        trees = [parser.parse(data) for parser, _query, data in blobs]
+        parse.append(time.process_time() - start)
+        start = time.process_time()
+        for (_parser, query, _data), tree in zip(blobs, trees, strict=True):
+            tree_sitter.QueryCursor(query).captures(tree.root_node)
+        both.append(parse[-1] + time.process_time() - start)
+    return statistics.median(parse), statistics.median(both)
+
+
 def bench_package(pkg: str, site: Path, runs: int, home: Path) -> dict[str, Any]:
     import grimp
 
@@ -97,6 +124,7 @@ def bench_package(pkg: str, site: Path, runs: int, home: Path) -> dict[str, Any]
     index = open_graph(root).index
     mine, my_modules = ore_edges(index, root)
     inside = {e for e in mine if e[0] in ggraph.modules and e[1] in ggraph.modules}
+    parse_cpu, parse_query_cpu = tree_sitter_floor(root, index)
     med = statistics.median
     return {
         "package": pkg,
@@ -112,6 +140,9 @@ def bench_package(pkg: str, site: Path, runs: int, home: Path) -> dict[str, Any]
         "reindex_one_s": med(reindex),
         "cold_x_grimp": med(cold) / med(grimp_times),
         "warm_x_grimp": med(warm) / med(grimp_times),
+        "ts_parse_cpu_s": parse_cpu,
+        "ts_parse_query_cpu_s": parse_query_cpu,
+        "floor_2_cores_x_grimp": parse_query_cpu / 2 / med(grimp_times),
         "recall": len(truth & mine) / len(truth),
         "precision": len(truth & mine) / len(mine),
         "precision_within_grimp_modules": len(truth & inside) / max(1, len(inside)),
@@ -150,6 +181,11 @@ def main() -> None:
             f"cold {r['cold_s']:.3f}s ({r['cold_x_grimp']:.2f}x)  "
             f"warm {r['warm_dependents_s']:.3f}s ({r['warm_x_grimp']:.2f}x)  "
             f"warm top-files {r['warm_top_files_s']:.3f}s  reindex-1 {r['reindex_one_s']:.3f}s"
+        )
+        print(
+            f"        tree-sitter alone (CPU, 1 process): parse {r['ts_parse_cpu_s']:.3f}s, "
+            f"parse+query {r['ts_parse_query_cpu_s']:.3f}s; on 2 cores at best "
+            f"{r['floor_2_cores_x_grimp']:.2f}x grimp"
         )
         print(
             f"        edges grimp {r['grimp_edges']} ore {r['ore_python_edges']}  "

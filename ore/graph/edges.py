@@ -14,6 +14,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping
+from itertools import repeat
 
 from .records import Edge, FileIndex
 from .resolve import Resolution
@@ -38,31 +39,59 @@ def name_multiplier(name: str, definers: int) -> float:
 
 def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple[Edge, ...]:
     """All edges of the graph, sorted (source, target, kind) so output is stable."""
-    edges = [
-        Edge(source, target, "import", float(count))
+    rows: list[tuple[str, str, str, float]] = [
+        (source, target, "import", float(count))
         for source, counts in resolution.edges.items()
         for target, count in counts.items()
     ]
     definers: dict[str, list[str]] = defaultdict(list)
+    defined: dict[str, set[str]] = {}
     for path, record in files.items():
-        for name in {s.name for s in record.symbols}:
+        own = defined[path] = {s.name for s in record.symbols}
+        for name in own:
             definers[name].append(path)
+    sets: dict[str, frozenset[str]] = {}
+
+    def spots(name: str) -> frozenset[str]:
+        found = sets.get(name)
+        if found is None:
+            found = sets[name] = frozenset(definers[name])
+        return found
+
+    base: dict[str, float] = {}  # the name's own part of the multiplier, computed once per name
+    sqrt, exp = math.sqrt, math.exp
+    no_imports: Mapping[str, int] = {}
     for source, record in files.items():
-        own = {s.name for s in record.symbols}
-        imported: Mapping[str, int] = resolution.edges.get(source, {})
-        scores: dict[str, float] = defaultdict(float)
+        if not record.refs:
+            continue
+        own = defined[source]
+        imported = resolution.edges.get(source, no_imports)
+        scores: dict[str, float] = {}
         for name, uses in record.refs:
             where = definers.get(name)
             if not where or name in own:
                 continue
-            near = [p for p in where if p in imported]
-            targets = near or where
-            gain = name_multiplier(name, 1 if near else len(where)) * math.sqrt(uses)
+            mul = base.get(name)
+            if mul is None:
+                mul = base[name] = name_multiplier(name, 1)
+            near = None
+            if imported:
+                if len(where) > len(imported):  # scan the shorter side; `where` keeps its order
+                    hits = {p for p in imported if p in spots(name)}
+                    near = [p for p in where if p in hits] if hits else None
+                else:
+                    near = [p for p in where if p in imported]
+            if near:
+                targets = near
+            else:
+                targets = where
+                if len(where) > 5:
+                    mul *= 0.1
+            gain = mul * sqrt(uses)
             for target in targets:
                 if target != source:
-                    scores[target] += gain
+                    scores[target] = scores.get(target, 0.0) + gain
         for target, score in scores.items():
-            weight = 1.0 - math.exp(-REFERENCE_SCALE * score)
-            edges.append(Edge(source, target, "reference", weight))
-    edges.sort(key=lambda e: (e.source, e.target, e.kind))
-    return tuple(edges)
+            rows.append((source, target, "reference", 1.0 - exp(-REFERENCE_SCALE * score)))
+    rows.sort()  # (source, target, kind) is unique, so the weight never decides
+    return tuple(map(tuple.__new__, repeat(Edge), rows))

@@ -64,32 +64,53 @@ def extract(
     path: str, language: str, data: bytes, *, size: int = 0, mtime_ns: int = 0, digest: str = ""
 ) -> FileIndex:
     """Parse `data` as `language` and return its record (symbols, imports, reference counts)."""
-    try:
-        data.decode("utf-8")
-        non_utf8 = False
-    except UnicodeDecodeError:
-        non_utf8 = True
+    non_utf8 = False
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            non_utf8 = True
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     parser, query = parser_and_query(language)
     if parser is None:
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
-    import tree_sitter
-
     tree = parser.parse(data)
-    symbols: list[Symbol] = []
+    # One pass of the query, captures grouped by name (cheaper in C than per-match dicts); the
+    # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
+    caps = _cursor(query).captures(tree.root_node)
+    symbols: list[tuple[int, str, int, Symbol]] = []
+    names = caps.get("name")
+    if names:
+        kinds = {
+            node.id: key[4:]
+            for key, nodes in caps.items()
+            if key.startswith("def.")
+            for node in nodes
+        }
+        for name_node in names:
+            node = name_node.parent
+            kind = kinds.get(node.id)
+            if kind is not None:
+                sym = _symbol(language, kind, name_node, node, data)
+                symbols.append((sym.line, sym.name, node.start_byte, sym))
+        symbols.sort(key=_first_three)  # by line and name; ties (minified code) by position
     imports: list[Import] = []
-    refs: Counter[str] = Counter()
-    for _pattern, caps in tree_sitter.QueryCursor(query).matches(tree.root_node):
-        if "ref" in caps:
-            for node in caps["ref"]:
-                refs[_text(node)] += 1
-        elif "import" in caps:
-            imports.extend(_imports(language, caps, data))
-        elif "name" in caps:
-            sym = _symbol(language, caps, data)
-            if sym is not None:
-                symbols.append(sym)
-    symbols.sort(key=lambda s: (s.line, s.name))
+    found = caps.get("import")
+    if found:
+        if language == "python":
+            # captures come in the order the cursor finishes them, not quite document order
+            for node in sorted(found, key=_start):
+                imports.extend(_python_imports(node, node.start_point[0] + 1))
+        else:
+            imports = _other_imports(language, found, caps.get("source", ()))
+    refs: tuple[tuple[str, int], ...] = ()
+    used = caps.get("ref")
+    if used:
+        counted = Counter([node.text for node in used])
+        texts: Counter[str] = Counter()
+        for raw, uses in counted.items():
+            texts[raw.decode("utf-8", "replace")] += uses
+        refs = tuple(sorted(texts.items()))
     return FileIndex(
         path=path,
         language=language,
@@ -97,24 +118,33 @@ def extract(
         mtime_ns=mtime_ns,
         digest=digest,
         lines=lines,
-        symbols=tuple(symbols),
+        symbols=tuple([row[3] for row in symbols]),
         imports=tuple(imports),
-        refs=tuple(sorted(refs.items())),
+        refs=refs,
         parse_error=tree.root_node.has_error,
         non_utf8=non_utf8,
     )
+
+
+def _start(node: Any) -> int:
+    return int(node.start_byte)
+
+
+def _first_three(row: tuple[int, str, int, Symbol]) -> tuple[int, str, int]:
+    return row[0], row[1], row[2]
+
+
+def _cursor(query: Any) -> Any:
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(query)
 
 
 def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
 
-def _symbol(language: str, caps: dict[str, list[Any]], data: bytes) -> Symbol | None:
-    kind = next((k[4:] for k in caps if k.startswith("def.")), None)
-    if kind is None:
-        return None
-    name_node = caps["name"][0]
-    node = caps["def." + kind][0]
+def _symbol(language: str, kind: str, name_node: Any, node: Any, data: bytes) -> Symbol:
     if kind == "function" and _in_class(language, node):
         kind = "method"
     elif kind == "variable" and language in ("javascript", "typescript", "tsx"):
@@ -128,11 +158,11 @@ def _symbol(language: str, caps: dict[str, list[Any]], data: bytes) -> Symbol | 
     elif kind == "type" and language == "go":
         kind = _GO_KINDS.get(getattr(node.child_by_field_name("type"), "type", ""), "type")
     return Symbol(
-        name=_text(name_node),
-        kind=kind,
-        line=node.start_point[0] + 1,
-        end_line=node.end_point[0] + 1,
-        signature=_signature(node, data),
+        name_node.text.decode("utf-8", "replace"),
+        kind,
+        node.start_point[0] + 1,
+        node.end_point[0] + 1,
+        _signature(node, data),
     )
 
 
@@ -161,30 +191,42 @@ def _signature(node: Any, data: bytes) -> str:
     return text if len(text) <= _SIGNATURE_CHARS else text[: _SIGNATURE_CHARS - 1] + "…"
 
 
-def _imports(language: str, caps: dict[str, list[Any]], data: bytes) -> list[Import]:
-    node = caps["import"][0]
+def _other_imports(language: str, found: list[Any], sources: list[Any]) -> list[Import]:
+    """JS/TS/Go/Rust: pair each `source` with the import node it sits in (1-3 levels up)."""
+    owners = {node.id: node for node in found}
+    out: list[tuple[int, int, Import]] = []
+    for source in sources:
+        node = source.parent
+        for _ in range(3):
+            if node is None or node.id in owners:
+                break
+            node = node.parent
+        if node is None or node.id not in owners:
+            continue
+        imp = _import(language, node, _text(source))
+        if imp is not None:
+            out.append((node.start_byte, source.start_byte, imp))
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [imp for _start, _at, imp in out]
+
+
+def _import(language: str, node: Any, spec: str) -> Import | None:
     line = node.start_point[0] + 1
-    if language == "python":
-        return _python_imports(node, line)
-    source = caps.get("source")
-    if not source:
-        return []
-    spec = _text(source[0])
     if language == "go":
-        return [Import(spec.strip('"`'), (), 0, line, "import")]
+        return Import(spec.strip('"`'), (), 0, line, "import")
     if language == "rust":
         if node.type == "mod_item":
             if node.child_by_field_name("body") is not None:
-                return []  # an inline `mod x { ... }` is not a file
-            return [Import(spec, (), 0, line, "mod")]
-        return [Import("".join(spec.split()), (), 0, line, "use")]
+                return None  # an inline `mod x { ... }` is not a file
+            return Import(spec, (), 0, line, "mod")
+        return Import("".join(spec.split()), (), 0, line, "use")
     kind = {"export_statement": "export", "import_require_clause": "require"}.get(node.type)
     if kind is None and node.type == "import_statement":
         kind = "type" if any(c.type == "type" for c in node.children) else "import"
     if kind is None:
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
-    return [Import(spec, (), 0, line, kind)]
+    return Import(spec, (), 0, line, kind)
 
 
 def _python_imports(node: Any, line: int) -> list[Import]:
