@@ -26,9 +26,11 @@ def _marked_tests() -> set[str]:
             for node in tree.body
         )
         for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                if module_marked or any(_is_invariant_mark(d) for d in node.decorator_list):
-                    found.add(f"tests/{path.name}::{node.name}")
+            is_test = isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+            if is_test and (
+                module_marked or any(_is_invariant_mark(d) for d in node.decorator_list)
+            ):
+                found.add(f"tests/{path.name}::{node.name}")
     return found
 
 
