@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ore.codebase_tool import CODEBASE_OPS
 from ore.errors import GateRejected, ToolError
 from ore.gate import run_gated
 from ore.router import hint_pattern, route, targets_from
 from ore.skills import discover_skills
-from ore.tools import CODEBASE_OPS, TOOL_REGISTRY
+from ore.tools import TOOL_REGISTRY
 
 CODEBASE = TOOL_REGISTRY["codebase"]
 READ = {"filesystem-read"}
