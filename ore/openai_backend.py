@@ -116,10 +116,13 @@ class OpenAIBackend:
             headers["Authorization"] = f"Bearer {self._secret}"
         import httpx
 
+        from .reasoner import plain_http_options
+
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             transport=transport,
+            **plain_http_options(f"{base[0]}://"),
         )
 
     def __repr__(self) -> str:

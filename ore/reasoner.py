@@ -29,6 +29,7 @@ __all__ = [
     "OllamaReasoner",
     "Reasoner",
     "ollama_address",
+    "plain_http_options",
 ]
 
 #: Seconds to wait for the server between two pieces of an answer (not for the whole answer).
@@ -101,8 +102,9 @@ def _bad_address(host: str | None) -> ServerUnreachable:
 _PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
-def _plain_http_options(address: str) -> dict[str, Any]:
-    """Client options for a plain-http server (the usual local Ollama): no TLS will happen, so
+def plain_http_options(address: str) -> dict[str, Any]:
+    """httpx client options for a plain-http server (a local Ollama or llama-server, the usual
+    case): no TLS will happen, so
     skip loading the certificate bundle (about 20 ms per client, a twentieth of a turn).
 
     Only when nothing could lead to a TLS connection: redirects are not followed (a 3xx is then
@@ -163,7 +165,7 @@ class OllamaBackend:
             self._client: ollama.Client = ollama.Client(
                 host=self.address,
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                **_plain_http_options(self.address),
+                **plain_http_options(self.address),
             )
         except ValueError as exc:
             raise _bad_address(host) from exc

@@ -188,14 +188,14 @@ def test_a_malformed_ollama_host_is_one_line_naming_it(
 def test_plain_http_skips_certificates_but_https_and_proxies_keep_verification(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ore.reasoner import _plain_http_options
+    from ore.reasoner import plain_http_options
 
     for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(var, raising=False)
-    assert _plain_http_options("http://127.0.0.1:11434") == {
+    assert plain_http_options("http://127.0.0.1:11434") == {
         "verify": False,
         "follow_redirects": False,
     }
-    assert _plain_http_options("https://ollama.example:443") == {}
+    assert plain_http_options("https://ollama.example:443") == {}
     monkeypatch.setenv("HTTP_PROXY", "https://proxy.example:3128")
-    assert _plain_http_options("http://127.0.0.1:11434") == {}
+    assert plain_http_options("http://127.0.0.1:11434") == {}
