@@ -160,9 +160,9 @@ class OllamaBackend:
         self.timeout = timeout
         import httpx
 
-        ollama = _import_ollama()
+        client_module = _import_ollama()
         try:
-            self._client: ollama.Client = ollama.Client(
+            self._client: ollama.Client = client_module.Client(
                 host=self.address,
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                 **plain_http_options(self.address),
@@ -172,7 +172,7 @@ class OllamaBackend:
 
     def close(self) -> None:
         """Close the connection pool (a process that exits need not bother)."""
-        self._client.close()
+        self._client.close()  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> OllamaBackend:
         return self
@@ -194,7 +194,9 @@ class OllamaBackend:
         first is asked for), else the single reply."""
         wire = [{"role": m.role, "content": m.content} for m in messages]
         with self._errors(model_id):
-            return self._client.chat(model=model_id, messages=wire, stream=stream)
+            if stream:
+                return self._client.chat(model=model_id, messages=wire, stream=True)
+            return self._client.chat(model=model_id, messages=wire, stream=False)
 
     def iterate(self, parts: Iterator[Any], model_id: str) -> Iterator[Any]:
         """Iterate a streamed reply, mapping faults that surface mid-stream."""
