@@ -382,3 +382,36 @@ def test_a_malformed_ollama_host_is_one_line_not_a_traceback(ore_env) -> None:
     result = ore("hi", env={**ore_env, "OLLAMA_HOST": "localhost:abc"})
     assert result.returncode == 1
     assert "OLLAMA_HOST='localhost:abc'" in one_line_error(result)
+
+
+@pytest.mark.invariant
+def test_ctrl_c_during_a_reply_cancels_it_and_keeps_the_session_consistent(
+    fake_ollama, ore_env
+) -> None:
+    import signal
+    import time
+
+    fake_ollama.delay = 3.0
+    fake_ollama.fault_count = 1  # only the first reply is slow
+    proc = subprocess.Popen(
+        [ORE or "ore", "--save-session", "s"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ore_env,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write("first\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 10
+    while not fake_ollama.chat_requests() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate("second\n", timeout=30)
+    assert proc.returncode == 0, err
+    assert "cancelled" in err and "Traceback" not in err
+    assert "second" in out and "first" not in out
+    data = json.loads(session_file(ore_env, "s").read_text())
+    assert [m["content"] for m in data["messages"] if m["role"] == "user"] == ["second"]
+    assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
