@@ -84,6 +84,8 @@ def check_conflicts(o: Options) -> None:
             raise click.UsageError(f"{what} cannot be used together.")
     if o.tool_arg and o.tool is None:
         raise click.UsageError("--tool-arg needs --tool NAME.")
+    if o.skill_resource and o.skill is None:
+        raise click.UsageError("--skill-resource needs --skill NAME.")
     if not 0.0 <= o.route_threshold <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
     if o.timeout is not None and o.timeout <= 0:

@@ -8,6 +8,7 @@ them, so listing commands stay fast.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -79,6 +80,12 @@ def _system(o: Options) -> str | None:
     """The persona (data in ore/prompts/aya.txt), or --system TEXT for this invocation."""
     if o.system is not None:
         return o.system or None
+    return _persona()
+
+
+@functools.cache
+def _persona() -> str:
+    # Read once per process, not once per REPL turn.
     persona = os.path.join(os.path.dirname(__file__), "prompts", "aya.txt")
     with open(persona, encoding="utf-8") as f:
         return f.read().strip()
@@ -99,8 +106,6 @@ def _turn_context(prompt: str, o: Options) -> TurnContext:
     from .gate import parse_grants, run_gated
     from .tools import TOOL_REGISTRY, Tool, get_tool, parse_tool_args
 
-    if o.skill_resource and o.skill is None:
-        raise click.UsageError("--skill-resource needs --skill NAME.")
     granted = parse_grants(o.grant)
     tool: Tool | None = None
     args: dict[str, str] = {}
@@ -169,10 +174,11 @@ def _store() -> FileSessionStore:
 # -- rendering one reply -------------------------------------------------------------------------
 
 
-def _stream_wanted(o: Options, *, to_stdout: bool = True) -> bool:
+def _stream_wanted(o: Options) -> bool:
+    """--stream/--no-stream if given, else stream only to a terminal (and never with --json)."""
     if o.stream is not None:
         return o.stream
-    return to_stdout and not o.as_json and sys.stdout.isatty()
+    return not o.as_json and sys.stdout.isatty()
 
 
 def _on_token(token: str) -> None:
@@ -297,7 +303,7 @@ def single_turn(o: Options) -> None:
     _write_artifact(o, turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
 
 
-# -- artifacts (the TODO(artifacts) hooks): --artifact-out, replay and chaining ------------------
+# -- artifacts: --artifact-out, replay and chaining ------------------
 
 
 def _check_artifact_out(o: Options) -> None:
