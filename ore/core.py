@@ -14,12 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .types import ActiveSkill, Message, Response, Session, ToolResult
-
-if TYPE_CHECKING:
-    from .reasoner import Reasoner
+from .types import ActiveSkill, Message, Reasoner, Response, Session, ToolResult
 
 __all__ = ["Turn", "build_messages", "execute", "render_skill", "render_tool_result"]
 

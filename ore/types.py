@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .errors import DataError
 
@@ -19,6 +19,7 @@ __all__ = [
     "ROLES",
     "ActiveSkill",
     "Message",
+    "Reasoner",
     "Response",
     "RoutingDecision",
     "RoutingTarget",
@@ -341,3 +342,21 @@ class TurnContext:
 def messages_to_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The JSON form of a message list (used by --dry-run, artifacts and stores)."""
     return [m.to_dict() for m in messages]
+
+
+class Reasoner(Protocol):
+    """Turns an ordered message list into one response, by one call to a model.
+
+    The core calls nothing else; `ore.backends` provides the implementations.
+    """
+
+    @property
+    def model_id(self) -> str: ...
+
+    def complete(self, messages: Sequence[Message]) -> Response:
+        """Return the whole answer at once."""
+        ...
+
+    def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
+        """Pass each piece of the answer to `on_token` as it arrives, then return the whole."""
+        ...

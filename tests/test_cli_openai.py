@@ -337,7 +337,8 @@ def test_the_key_never_reaches_an_artifact_and_a_replay_works(server, env, tmp_p
 
 def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
     from ore.artifacts import BackendInfo
-    from ore.run import Options, _backend
+    from ore.cli.options import Options
+    from ore.cli.turns import backend_for
 
     for name in ("ORE_BASE_URL", "OPENAI_BASE_URL", "ORE_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST"):
         monkeypatch.delenv(name, raising=False)
@@ -345,7 +346,7 @@ def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
         monkeypatch.setenv(name, value)
     o = Options(**dict.fromkeys(Options._fields))._replace(**flags)
     info = BackendInfo(*recorded) if recorded else None
-    backend = _backend(o, info)
+    backend = backend_for(o, (info.name, info.base_url) if info else None)
     if hasattr(backend, "close"):
         backend.close()
     return backend

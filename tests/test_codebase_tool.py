@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ore.codebase_tool import CODEBASE_OPS
 from ore.errors import GateRejected, ToolError
-from ore.gate import run_gated
 from ore.router import hint_pattern, route, targets_from
 from ore.skills import discover_skills
 from ore.tools import TOOL_REGISTRY
+from ore.tools.codebase import CODEBASE_OPS
+from ore.tools.gate import run_gated
 
 CODEBASE = TOOL_REGISTRY["codebase"]
 READ = {"filesystem-read"}
@@ -51,7 +51,7 @@ def output(args: dict[str, str]) -> str:
 
 
 def test_its_ops_are_exactly_the_graph_tools_ops() -> None:
-    from ore.graph.tool import OPS
+    from ore.graph.ops import OPS
 
     assert tuple(OPS) == CODEBASE_OPS
     assert CODEBASE.schema["properties"]["op"]["enum"] == list(OPS)
@@ -93,7 +93,7 @@ def test_the_working_folder_is_the_default_root_and_an_explicit_root_replaces_it
 
 
 def test_the_output_is_capped_for_a_prompt(project: Path) -> None:
-    from ore.graph.tool import MAX_CHARS
+    from ore.graph.ops import MAX_CHARS
 
     for i in range(150):
         (project / f"mod_{i:03}.py").write_text("import pkg.core\n", encoding="utf-8")

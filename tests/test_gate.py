@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from ore.cli.options import parse_grants
 from ore.errors import GateRejected, ToolError
-from ore.gate import PERMISSIONS, check, missing_permissions, parse_grants, run_gated
 from ore.tools import Tool
+from ore.tools.gate import PERMISSIONS, check, missing_permissions, run_gated
 from ore.types import ToolResult
 
 

@@ -12,9 +12,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ore.errors import GraphError, ToolError
-from ore.graph.cli import graph
-from ore.graph.tool import MAX_CHARS, OPS, run_query
+from ore.cli.graph import graph
+from ore.errors import GraphError
+from ore.graph.ops import MAX_CHARS, OPS, run_query
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +122,7 @@ def test_every_command_has_help() -> None:
 def test_module_runs_as_a_process(root: Path, tmp_path: Path) -> None:
     env = dict(os.environ, ORE_HOME=str(tmp_path / "orehome"))
     done = subprocess.run(
-        [sys.executable, "-m", "ore.graph.cli", "stats", "--root", str(root), "--json"],
+        [sys.executable, "-m", "ore.cli.graph", "stats", "--root", str(root), "--json"],
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -131,7 +131,7 @@ def test_module_runs_as_a_process(root: Path, tmp_path: Path) -> None:
 
 
 def test_help_does_not_import_heavy_modules() -> None:
-    code = "import sys, ore.graph.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('networkx', 'tree_sitter')))"
+    code = "import sys, ore.cli.graph; print(sorted(m for m in sys.modules if m.split('.')[0] in ('networkx', 'tree_sitter')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -171,13 +171,13 @@ def test_tool_covers_every_op() -> None:
 
 
 def test_tool_rejects_bad_ops_and_args(root: Path) -> None:
-    with pytest.raises(ToolError, match="unknown codebase op"):
+    with pytest.raises(GraphError, match="unknown codebase op"):
         run_query(root, "delete-everything", {})
-    with pytest.raises(ToolError, match="needs 'name="):
+    with pytest.raises(GraphError, match="needs 'name="):
         run_query(root, "symbol", {})
-    with pytest.raises(ToolError, match="whole number"):
+    with pytest.raises(GraphError, match="whole number"):
         run_query(root, "top-files", {"limit": "many"})
-    with pytest.raises(ToolError, match="takes no argument 'bogus'"):
+    with pytest.raises(GraphError, match="takes no argument 'bogus'"):
         run_query(root, "stats", {"bogus": "1"})
     with pytest.raises(GraphError, match="unknown file"):
         run_query(root, "dependents", {"file": "pkg/none.py"})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ore.backends.select import choose_model, default_model
 from ore.errors import NoModels
-from ore.models import choose_model, default_model
 
 
 @pytest.mark.parametrize(

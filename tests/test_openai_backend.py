@@ -12,8 +12,8 @@ import httpx
 import pytest
 from fake_openai import FakeOpenAI
 
+from ore.backends.openai import DEFAULT_BASE_URL, OpenAIBackend, resolve_base_url, sanitize_url
 from ore.errors import ModelError, ModelNotFound, ServerUnreachable
-from ore.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, resolve_base_url, sanitize_url
 from ore.types import Message
 
 KEY = "sk-test-0123456789abcdef"
@@ -331,6 +331,6 @@ def test_resolve_base_url_precedence(flag, env, expected) -> None:
 
 
 def test_importing_the_module_does_not_import_httpx() -> None:
-    code = "import sys, ore.openai_backend; print('httpx' in sys.modules)"
+    code = "import sys, ore.backends.openai; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -9,8 +9,8 @@ import sys
 import pytest
 from ollama._client import _parse_host
 
+from ore.backends.ollama import OllamaBackend, ollama_address
 from ore.errors import ModelError, ModelNotFound, ServerUnreachable
-from ore.reasoner import OllamaBackend, ollama_address
 from ore.types import Message
 
 USER = [Message(role="user", content="hello there")]
@@ -170,7 +170,7 @@ def test_a_silent_server_times_out_with_advice(fake_ollama) -> None:
 def test_the_ollama_client_is_not_imported_until_a_backend_is_built() -> None:
     import subprocess
 
-    code = "import ore.reasoner, ore.cli, sys; print('ollama' in sys.modules)"
+    code = "import ore.backends, ore.cli, sys; print('ollama' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -188,7 +188,7 @@ def test_a_malformed_ollama_host_is_one_line_naming_it(
 def test_plain_http_skips_certificates_but_https_and_proxies_keep_verification(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ore.reasoner import plain_http_options
+    from ore.backends.base import plain_http_options
 
     for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(var, raising=False)

@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ore.errors import RouteError, ToolError
-from ore.gate import run_gated
 from ore.router import MAX_GAP_WORDS, confidence_for, hint_pattern, hint_words, route, targets_from
 from ore.skills import discover_skills
 from ore.tools import TOOL_REGISTRY, Tool
+from ore.tools.gate import run_gated
 from ore.types import RoutingTarget, SkillMetadata, ToolResult
 
 

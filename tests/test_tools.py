@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ore.cli.options import parse_tool_args
 from ore.errors import OreError, ToolArgError, ToolError
 from ore.tools import (
     READ_FILE_LIMIT,
@@ -20,7 +21,6 @@ from ore.tools import (
     Tool,
     default_registry,
     get_tool,
-    parse_tool_args,
     read_file_tool,
 )
 from ore.types import ToolResult
@@ -325,7 +325,7 @@ def test_extractors_never_raise_and_never_set_root(prompt: str) -> None:
 
 @pytest.mark.parametrize("flag", ["--list-tools", "--list-skills"])
 def test_listing_imports_no_jsonschema_yaml_networkx_or_tree_sitter(flag: str) -> None:
-    heavy = ("jsonschema", "yaml", "networkx", "tree_sitter", "ore.graph")
+    heavy = ("jsonschema", "yaml", "networkx", "tree_sitter", "ore.graph.graph", "ore.graph.index")
     code = (
         "import sys\n"
         "from ore.cli import cli\n"

@@ -11,14 +11,11 @@ Versions (the `artifact_version` string; each has a frozen JSON Schema in `ore/s
 - `ore.exec.v2`: a superset of v1 (every v1 field keeps its name, type and meaning) that adds
   `input.messages` (exactly what was sent), `ore_version`, `backend` and `lineage`. The default.
 
-`jsonschema` is imported only when an artifact is read or written, and `click` only for
-`ore schema`: a plain turn pays for neither. See docs/artifacts.md for the format and bump rules.
+`jsonschema` is imported only when an artifact is read or written: a plain turn never pays for
+it. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
 """
 
 from __future__ import annotations
-
-from functools import cache
-from typing import Any
 
 from ._contract import (
     BackendInfo,
@@ -73,40 +70,3 @@ __all__ = [
     "validate",
     "write_artifact",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # `schema_command` is built on first use, so importing this package never imports click.
-    if name == "schema_command":
-        return _schema_command()
-    raise AttributeError(f"module 'ore.artifacts' has no attribute {name!r}")
-
-
-@cache
-def _schema_command() -> Any:
-    import click
-
-    @click.group(name="schema", context_settings={"help_option_names": ["-h", "--help"]})
-    def schema() -> None:
-        """Print the JSON Schemas of ORE's data formats, to validate them without ORE."""
-
-    @schema.command(name="artifact")
-    @click.option(
-        "--version",
-        "version",
-        type=click.Choice(["v1", "v2", *SUPPORTED_VERSIONS]),
-        default=ARTIFACT_VERSION,
-        show_default=True,
-        help="Which artifact version (v2 is what ORE writes; v1 is upstream's).",
-    )
-    def artifact(version: str) -> None:
-        """Print the JSON Schema (draft 2020-12) of an execution artifact.
-
-        \b
-        Example:
-          ore schema artifact > ore.exec.v2.schema.json
-          ore schema artifact --version v1
-        """
-        click.echo(schema_text(version), nl=False)
-
-    return schema

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# Names are imported on first use (PEP 562), so `ore graph --help` and `import ore.graph.cli`
+# Names are imported on first use (PEP 562), so `ore graph --help` and `import ore.graph.ops`
 # do not pay for the index, tree-sitter or the result types.
 _EXPORTS: dict[str, str] = {
     "CodeGraph": "graph",

@@ -7,31 +7,20 @@ document with `--json`, a table otherwise); errors are one line on stderr with e
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-if TYPE_CHECKING:
-    from .graph import CodeGraph
+from .console import reported
 
-__all__ = ["graph", "reported"]
+if TYPE_CHECKING:
+    from ..graph import CodeGraph
+
+__all__ = ["graph"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@contextlib.contextmanager
-def reported() -> Iterator[None]:
-    """Turn an OreError into `Error: <message>` on stderr and its exit code."""
-    from ..errors import OreError
-
-    try:
-        yield
-    except OreError as exc:
-        click.echo(f"Error: {exc.message}", err=True)
-        raise click.exceptions.Exit(exc.exit_code) from exc
 
 
 def _common(limit: int | None) -> Callable[[F], F]:
@@ -54,7 +43,7 @@ def _common(limit: int | None) -> Callable[[F], F]:
 
 
 def _open(root: str) -> CodeGraph:
-    from .graph import open_graph
+    from ..graph import open_graph
 
     return open_graph(root)
 
@@ -91,7 +80,7 @@ def stats(root: str, as_json: bool) -> None:
     Example:
         ore graph stats --root ~/src/project
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         s = _open(root).stats()
@@ -107,7 +96,7 @@ def top_files(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph top-files --limit 10
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         rows = _open(root).top_files(limit)
@@ -124,7 +113,7 @@ def hits(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph hits --limit 5
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         h = _open(root).hits(limit)
@@ -140,7 +129,7 @@ def communities(root: str, as_json: bool) -> None:
     Example:
         ore graph communities --json
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         groups = _open(root).communities()
@@ -158,7 +147,7 @@ def symbol(name: str, root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph symbol CodeGraph
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         rows = _open(root).symbol(name, limit)
@@ -168,7 +157,7 @@ def symbol(name: str, root: str, as_json: bool, limit: int) -> None:
 
 def _neighbors(direction: str) -> Callable[..., None]:
     def command(file: str, depth: int, root: str, as_json: bool, limit: int) -> None:
-        from . import render
+        from ..graph import render
 
         with reported():
             graph_ = _open(root)
@@ -202,7 +191,7 @@ def search(query: str, root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph search "def main"
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         rows = _open(root).search(query, limit)
@@ -223,7 +212,7 @@ def context(file: str, lines: tuple[int, ...], window: int, root: str, as_json: 
     Example:
         ore graph context ore/core.py --line 40 --line 52 --window 3
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         ctx = _open(root).context(file, lines, window)
@@ -241,7 +230,7 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
     Example:
         ore graph path ore/cli.py ore/types.py
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         found = _open(root).path(source, target)
@@ -260,7 +249,7 @@ def cycles(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph cycles --json
     """
-    from . import render
+    from ..graph import render
 
     with reported():
         rows = _open(root).cycles(limit)
@@ -279,7 +268,7 @@ def export(fmt: str, root: str, as_json: bool) -> None:
     Example:
         ore graph export --format dot | dot -Tsvg > graph.svg
     """
-    from .export import export as render_export
+    from ..graph.export import export as render_export
 
     if as_json and fmt != "json":
         raise click.UsageError("--json goes with --format json only")

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from .errors import OreError
+from ..errors import OreError
 
-__all__ = ["note", "print_json", "report", "reported"]
+__all__ = ["note", "print_json", "report", "reported", "warn"]
 
 
 def _color() -> bool:
@@ -27,6 +27,11 @@ def _color() -> bool:
 def note(text: str) -> None:
     """A diagnostic line on stderr (dimmed on a terminal unless NO_COLOR is set)."""
     click.echo(click.style(text, dim=True) if _color() else text, err=True)
+
+
+def warn(message: str) -> None:
+    """A warning line on stderr: something was passed over, and the command goes on."""
+    click.echo(f"Warning: {message}", err=True)
 
 
 def report(exc: OreError) -> None:

@@ -1,12 +1,20 @@
-"""The flags of one invocation, and which of them cannot be combined."""
+"""The flags of one invocation: which of them cannot be combined, and the parsing of the ones
+that carry structured values (`--tool-arg KEY=VALUE`, `--grant PERM`)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import click
 
-__all__ = ["Options", "check_conflicts"]
+from ..errors import ToolArgError, ToolError
+
+__all__ = ["Options", "check_conflicts", "parse_grants", "parse_tool_args"]
+
+_ARG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
 
 
 class Options(NamedTuple):
@@ -90,3 +98,46 @@ def check_conflicts(o: Options) -> None:
         raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
     if o.timeout is not None and o.timeout <= 0:
         raise click.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+
+
+def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
+    """`--tool-arg KEY=VALUE` values as a dict; the value may itself contain '='.
+
+    :raises ToolArgError: (exit 2) for a value without '=', an invalid key, or a repeated key.
+    """
+    args: dict[str, str] = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep:
+            raise ToolArgError(f"--tool-arg {_shown(value)} is not KEY=VALUE")
+        if not _ARG_KEY.fullmatch(key):
+            raise ToolArgError(
+                f"--tool-arg {_shown(value)} has an invalid key: use letters, digits, '_' or '-'"
+            )
+        if key in args:
+            raise ToolArgError(f"--tool-arg {key} is given more than once: give it once")
+        args[key] = rest
+    return args
+
+
+def _shown(value: str) -> str:
+    text = value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "..."
+    return repr(text)
+
+
+def parse_grants(values: Iterable[str]) -> frozenset[str]:
+    """The granted permissions from `--grant` values; an unknown one is an error (exit 1).
+
+    Repeats are harmless. Matching is exact (no case folding): a permission is a name to type
+    deliberately, not to guess.
+    """
+    from ..tools.gate import PERMISSIONS
+
+    granted = set()
+    for value in values:
+        if value not in PERMISSIONS:
+            raise ToolError(
+                f"unknown permission {value!r} for --grant: use one of {', '.join(PERMISSIONS)}"
+            )
+        granted.add(value)
+    return frozenset(granted)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from .errors import ModelNotFound, NoModels, OreError, ServerUnreachable
+from ..errors import ModelNotFound, NoModels, OreError, ServerUnreachable
 
 __all__ = ["EXIT_COMMANDS", "read_lines", "run_repl"]
 

@@ -11,49 +11,31 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from .errors import ToolError
-
-if TYPE_CHECKING:
-    from .tools import Tool
-from .types import ToolResult
+from ..errors import GraphError
+from ..graph.ops import ARG_KINDS, MAX_CHARS, OPS, run_query
+from ..types import ToolResult
+from .base import PATH_TOKEN, Tool, failer, inside_root, tool_root
 
 __all__ = ["CODEBASE_HINTS", "CODEBASE_OPS", "codebase_tool"]
 
-
-#: The queries `codebase` answers: `ore.graph.tool.OPS`, spelled out here so that importing this
-#: module (and `ore --list-tools`) never loads the graph package. A test keeps the two equal.
-CODEBASE_OPS = (
-    "overview",
-    "stats",
-    "top-files",
-    "hits",
-    "communities",
-    "symbol",
-    "dependents",
-    "dependencies",
-    "search",
-    "context",
-    "path",
-    "cycles",
-)
+#: The queries `codebase` answers: the graph's own table (`ore.graph.ops.OPS`).
+CODEBASE_OPS = tuple(OPS)
 #: Arguments naming a file: each must resolve inside the root before the graph is asked.
-_CODEBASE_FILE_ARGS = ("file", "from", "to", "a", "b")
-_NUMBER = {"type": "string", "pattern": "^[0-9]{1,6}$"}
+_FILE_ARGS = tuple(k for k, kind in ARG_KINDS.items() if kind == "path")
+_ARG_SCHEMAS: Mapping[str, dict[str, Any]] = {
+    "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+    "word": {"type": "string", "minLength": 1, "maxLength": 200},
+    "lines": {"type": "string", "pattern": "^[0-9][0-9, ]{0,199}$"},
+    "number": {"type": "string", "pattern": "^[0-9]{1,6}$"},
+}
 _CODEBASE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "op": {"type": "string", "enum": list(CODEBASE_OPS)},
         "root": {"type": "string", "minLength": 1},
-        **{k: {"type": "string", "minLength": 1, "maxLength": 4096} for k in _CODEBASE_FILE_ARGS},
-        "name": {"type": "string", "minLength": 1, "maxLength": 200},
-        "query": {"type": "string", "minLength": 1, "maxLength": 200},
-        "line": {"type": "string", "pattern": "^[0-9][0-9, ]{0,199}$"},
-        "lines": {"type": "string", "pattern": "^[0-9][0-9, ]{0,199}$"},
-        "limit": _NUMBER,
-        "depth": _NUMBER,
-        "window": _NUMBER,
+        **{name: _ARG_SCHEMAS[kind] for name, kind in ARG_KINDS.items()},
     },
     "additionalProperties": False,
 }
@@ -302,11 +284,9 @@ def _codebase_extract(prompt: str) -> dict[str, str]:
 
 def _first_token(text: str) -> str:
     """The first path-like or quoted token of `text`, skipping words such as "the file"."""
-    from .tools import _PATH_TOKEN
-
     pos = 0
     for _ in range(8):
-        token = _PATH_TOKEN.match(text, pos)
+        token = PATH_TOKEN.match(text, pos)
         if token is None:
             return ""
         quoted = token.group(1) or token.group(2) or token.group(3)
@@ -326,15 +306,12 @@ def _path_token(raw: str) -> str:
 def codebase_tool() -> Tool:
     """`codebase`: one query on the code graph of its root (the working folder, unless a
     `root` argument is given on the command line), injected as compact text of at most about
-    4,000 characters (`ore.graph.tool.run_query`). Needs `filesystem-read`.
+    4,000 characters (`ore.graph.ops.run_query`). Needs `filesystem-read`.
 
     `op` is one of `CODEBASE_OPS` (default `overview`); a file argument (`file`, `from`, `to`)
     must resolve inside the root, symlinks followed. The index it reads and refreshes lives in
     `$ORE_HOME/cache/graph/`.
     """
-    # ore.tools builds its registry from this function, so it is imported here, not above.
-    from .tools import Tool
-
     return Tool(
         name="codebase",
         description="Answer a structural question about the code in the working folder "
@@ -349,21 +326,16 @@ def codebase_tool() -> Tool:
 
 
 def _codebase(args: Mapping[str, Any]) -> ToolResult:
-    from .tools import _failer, _inside, _tool_root
-
-    fail = _failer("codebase")
-    root = _tool_root(fail, args.get("root"))
+    fail = failer("codebase")
+    root = tool_root(fail, args.get("root"))
     query = {k: v for k, v in args.items() if k not in ("op", "root")}
     op = args.get("op", "overview")
-    for key in _CODEBASE_FILE_ARGS:
+    for key in _FILE_ARGS:
         if key in query:
-            _inside(fail, root, query[key], strict=False)
-    from .errors import GraphError
-    from .graph.tool import MAX_CHARS, run_query
-
+            inside_root(fail, root, query[key], strict=False)
     try:
         text = run_query(root, op, query)
-    except (ToolError, GraphError) as exc:
+    except GraphError as exc:
         message = exc.message.replace("this op", f"op '{op}'", 1)
         raise fail(message if message.startswith("op '") else f"op '{op}': {message}") from exc
     shown = " ".join([op, *(f"{k}={v}" for k, v in sorted(query.items()))])

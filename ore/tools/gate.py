@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import GateRejected, ToolError
+from ..errors import GateRejected
 
 if TYPE_CHECKING:
-    from .types import ToolResult
+    from ..types import ToolResult
 
-__all__ = ["PERMISSIONS", "GatedTool", "check", "missing_permissions", "parse_grants", "run_gated"]
+__all__ = ["PERMISSIONS", "GatedTool", "check", "missing_permissions", "run_gated"]
 
 PERMISSIONS: tuple[str, ...] = ("filesystem-read", "filesystem-write", "shell", "network")
 
@@ -31,22 +31,6 @@ class GatedTool(Protocol):
     def permissions(self) -> tuple[str, ...]: ...
 
     def run(self, args: Mapping[str, Any]) -> ToolResult: ...
-
-
-def parse_grants(values: Iterable[str]) -> frozenset[str]:
-    """The granted permissions from `--grant` values; an unknown one is an error (exit 1).
-
-    Repeats are harmless. Matching is exact (no case folding): a permission is a name to type
-    deliberately, not to guess.
-    """
-    granted = set()
-    for value in values:
-        if value not in PERMISSIONS:
-            raise ToolError(
-                f"unknown permission {value!r} for --grant: use one of {', '.join(PERMISSIONS)}"
-            )
-        granted.add(value)
-    return frozenset(granted)
 
 
 def missing_permissions(tool: GatedTool, granted: Iterable[str]) -> tuple[str, ...]:

@@ -1,38 +1,70 @@
-"""One graph query as prompt-sized text: the body of the `codebase` tool.
+"""The codebase queries as one table (name, the arguments each takes, how it runs), and
+`run_query`, which answers one of them as prompt-sized text.
 
 `run_query(root, "top-files", {"limit": "10"})` answers in a few KB at most, in the spirit of the
-Ori body's codebase signature (`op="overview"`: top files, module communities, key symbols). Bad
-ops or arguments raise ToolError; a missing root or unknown file raises GraphError.
+Ori body's codebase signature (`op="overview"`: top files, module communities, key symbols). The
+`codebase` tool (`ore.tools.codebase`) adapts this table; nothing else spells it out. Importing
+this module is cheap: the graph itself (tree-sitter, networkx) loads only when a query runs. Bad
+ops or arguments, a missing root or an unknown file raise `GraphError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import ToolError
+from ..errors import GraphError
 from . import render
-from .graph import CodeGraph, open_graph
 
-__all__ = ["MAX_CHARS", "OPS", "run_query"]
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["ARG_KINDS", "MAX_CHARS", "OPS", "Op", "run_query"]
 
 MAX_CHARS = 4000
-_TOOL = "codebase"
-_Op = Callable[[CodeGraph, Mapping[str, str]], str]
+_Run = Callable[["CodeGraph", Mapping[str, str]], str]
+
+#: Every argument a query can take, by kind: `path` (a file, which a caller confines to the
+#: root), `word` (a name or search text), `lines` (numbers separated by commas), `number`.
+ARG_KINDS: Mapping[str, str] = {
+    "file": "path",
+    "from": "path",
+    "to": "path",
+    "a": "path",
+    "b": "path",
+    "name": "word",
+    "query": "word",
+    "line": "lines",
+    "lines": "lines",
+    "limit": "number",
+    "depth": "number",
+    "window": "number",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One query: its name, the arguments it accepts, and the function that answers it."""
+
+    name: str
+    args: frozenset[str]
+    run: _Run
 
 
 def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
     """Run one query (`op` in OPS) on the graph of `root` and render it for a prompt."""
-    handler = OPS.get(op)
-    if handler is None:
-        raise ToolError(f"unknown codebase op '{op}'; use one of {', '.join(OPS)}", tool=_TOOL)
-    unknown = sorted(set(args) - _ALLOWED[op])
+    spec = OPS.get(op)
+    if spec is None:
+        raise GraphError(f"unknown codebase op '{op}'; use one of {', '.join(OPS)}")
+    unknown = sorted(set(args) - spec.args)
     if unknown:
-        allowed = ", ".join(sorted(_ALLOWED[op])) or "none"
-        raise ToolError(
-            f"op '{op}' takes no argument '{unknown[0]}' (takes: {allowed})", tool=_TOOL
-        )
-    text = handler(open_graph(root), args)
+        allowed = ", ".join(sorted(spec.args)) or "none"
+        raise GraphError(f"op '{op}' takes no argument '{unknown[0]}' (takes: {allowed})")
+    from .graph import open_graph
+
+    text = spec.run(open_graph(root), args)
     if len(text) > MAX_CHARS:
         cut = text.rfind("\n", 0, MAX_CHARS - 40)
         text = text[: cut if cut > 0 else MAX_CHARS - 40] + "\n… (truncated; narrow the query)"
@@ -46,9 +78,9 @@ def _int(args: Mapping[str, str], key: str, default: int, low: int = 1) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ToolError(f"'{key}' must be a whole number, not '{raw}'", tool=_TOOL) from None
+        raise GraphError(f"'{key}' must be a whole number, not '{raw}'") from None
     if value < low:
-        raise ToolError(f"'{key}' must be {low} or more, not {value}", tool=_TOOL)
+        raise GraphError(f"'{key}' must be {low} or more, not {value}")
     return value
 
 
@@ -56,7 +88,7 @@ def _need(args: Mapping[str, str], *keys: str) -> str:
     for key in keys:
         if args.get(key):
             return args[key]
-    raise ToolError(f"this op needs '{keys[0]}=...'", tool=_TOOL)
+    raise GraphError(f"this op needs '{keys[0]}=...'")
 
 
 def _overview(g: CodeGraph, args: Mapping[str, str]) -> str:
@@ -86,7 +118,7 @@ def _overview(g: CodeGraph, args: Mapping[str, str]) -> str:
     return "\n".join(out)
 
 
-def _neighbors(direction: str) -> _Op:
+def _neighbors(direction: str) -> _Run:
     def run(g: CodeGraph, args: Mapping[str, str]) -> str:
         file = _need(args, "file")
         rows = getattr(g, direction)(file, _int(args, "depth", 1))[: _int(args, "limit", 30)]
@@ -113,9 +145,7 @@ def _context(g: CodeGraph, args: Mapping[str, str]) -> str:
     try:
         lines = [int(x) for x in raw.replace(",", " ").split()]
     except ValueError:
-        raise ToolError(
-            f"'line' must be numbers separated by commas, not '{raw}'", tool=_TOOL
-        ) from None
+        raise GraphError(f"'line' must be numbers separated by commas, not '{raw}'") from None
     return render.context_text(g.context(file, lines, _int(args, "window", 5, low=0)))
 
 
@@ -134,32 +164,27 @@ def _communities(g: CodeGraph, args: Mapping[str, str]) -> str:
     return render.communities_text(g.communities()[: _int(args, "limit", 10)])
 
 
-OPS: dict[str, _Op] = {
-    "overview": _overview,
-    "stats": lambda g, a: render.stats_text(g.stats()),
-    "top-files": lambda g, a: render.top_files_text(g.top_files(_int(a, "limit", 15))),
-    "hits": lambda g, a: render.hits_text(g.hits(_int(a, "limit", 10))),
-    "communities": _communities,
-    "symbol": _symbol,
-    "dependents": _neighbors("dependents"),
-    "dependencies": _neighbors("dependencies"),
-    "search": _search,
-    "context": _context,
-    "path": _path,
-    "cycles": _cycles,
-}
+def _op(name: str, run: _Run, *args: str) -> tuple[str, Op]:
+    return name, Op(name, frozenset(args), run)
 
-_ALLOWED: dict[str, set[str]] = {
-    "overview": {"limit"},
-    "stats": set(),
-    "top-files": {"limit"},
-    "hits": {"limit"},
-    "communities": {"limit"},
-    "symbol": {"name", "limit"},
-    "dependents": {"file", "depth", "limit"},
-    "dependencies": {"file", "depth", "limit"},
-    "search": {"query", "limit"},
-    "context": {"file", "line", "lines", "window"},
-    "path": {"from", "to", "a", "b"},
-    "cycles": {"limit"},
-}
+
+OPS: Mapping[str, Op] = dict(
+    [
+        _op("overview", _overview, "limit"),
+        _op("stats", lambda g, a: render.stats_text(g.stats())),
+        _op(
+            "top-files",
+            lambda g, a: render.top_files_text(g.top_files(_int(a, "limit", 15))),
+            "limit",
+        ),
+        _op("hits", lambda g, a: render.hits_text(g.hits(_int(a, "limit", 10))), "limit"),
+        _op("communities", _communities, "limit"),
+        _op("symbol", _symbol, "name", "limit"),
+        _op("dependents", _neighbors("dependents"), "file", "depth", "limit"),
+        _op("dependencies", _neighbors("dependencies"), "file", "depth", "limit"),
+        _op("search", _search, "query", "limit"),
+        _op("context", _context, "file", "line", "lines", "window"),
+        _op("path", _path, "from", "to", "a", "b"),
+        _op("cycles", _cycles, "limit"),
+    ]
+)

@@ -1,5 +1,6 @@
 """The `ore` command: a thin click layer. It parses flags, checks their combinations and hands
-the invocation to `ore.run`; `ore graph ...` and `ore schema ...` go to their own commands.
+the invocation to a mode (`ore.cli.turns`) or a listing (`ore.cli.listings`); `ore graph ...`
+and `ore schema ...` go to their own commands.
 
 Only click and the small `options`/`console` modules load at start-up, so `ore --help` and
 `ore --version` stay fast; everything else is imported when a command needs it.
@@ -13,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from .. import __version__
 from .console import reported
 from .options import Options, check_conflicts
 
@@ -126,27 +127,27 @@ def cli(**kwargs: Any) -> None:
     """
     o = Options(**{name: kwargs[name] for name in Options._fields})
     check_conflicts(o)
-    from . import run
+    from . import listings, turns
 
     with reported():
         if o.list_sessions:
-            run.list_sessions()
+            listings.list_sessions()
         elif o.list_tools:
-            run.list_tools()
+            listings.list_tools()
         elif o.list_skills:
-            run.list_skills()
+            listings.list_skills()
         elif o.list_models:
-            run.list_models(o)
+            listings.list_models(o)
         elif o.repl:
-            code = run.repl(o)
+            code = turns.repl(o)
             if code:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
-            run.artifact_turn(o)
+            turns.artifact_turn(o)
         elif o.prompt is None and sys.stdin.isatty():
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
-            run.single_turn(o)
+            turns.single_turn(o)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -154,13 +155,13 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
         if args[:1] == ["graph"]:
-            from .graph.cli import graph
+            from .graph import graph
 
             graph.main(args[1:], prog_name="ore graph")
         elif args[:1] == ["schema"]:
-            from .artifacts import schema_command
+            from .schema import schema
 
-            schema_command.main(args[1:], prog_name="ore schema")
+            schema.main(args[1:], prog_name="ore schema")
         else:
             cli.main(args, prog_name="ore")
     except KeyboardInterrupt:

@@ -1,0 +1,347 @@
+"""A backend for servers speaking the OpenAI chat completions protocol, over httpx.
+
+llama.cpp's `llama-server`, vLLM, LM Studio, Ollama's own `/v1` and hosted providers all answer
+`POST {base}/chat/completions` (one JSON reply, or server-sent events ending in `data: [DONE]`)
+and `GET {base}/models`. One turn is exactly one request: no retries, no redirects followed.
+
+`httpx` is imported only when an `OpenAIBackend` is built, so importing this module is cheap.
+The API key is given to the constructor (the CLI reads `ORE_API_KEY` or `OPENAI_API_KEY`); it
+travels only in the `Authorization` header and is scrubbed from every message ORE builds. The
+address ORE prints is the base URL without userinfo, query or fragment, where credentials hide.
+Every fault, raised by httpx or found in the reply, becomes one `ModelError` in `_map_error`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .. import __version__
+from ..errors import ModelError, ModelNotFound, ServerUnreachable
+from ..types import Message, Response
+from .base import (
+    DEFAULT_TIMEOUT,
+    BackendReasoner,
+    broke,
+    mapped_errors,
+    plain_http_options,
+    scrub,
+    timed_out,
+    unreadable,
+)
+from .openai_wire import (
+    BadReply,
+    Dropped,
+    Reply,
+    ServerSaid,
+    StatusError,
+    check_status,
+    error_detail,
+    loads_event,
+    one_line,
+    sse_data,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "OpenAIBackend",
+    "resolve_base_url",
+    "sanitize_url",
+]
+
+#: llama-server's default address; used when neither --base-url nor an environment variable says.
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+
+_CHAT = "chat/completions"
+_MODELS = "models"
+_KEY_HINT = "check ORE_API_KEY/OPENAI_API_KEY"
+_URL_HINT = "set --base-url or ORE_BASE_URL"
+_MAX_LISTED = 8
+
+
+def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
+    """The base URL: `--base-url`, else `ORE_BASE_URL`, else `OPENAI_BASE_URL`, else the default."""
+    for value in (flag, env.get("ORE_BASE_URL"), env.get("OPENAI_BASE_URL")):
+        if value and value.strip():
+            return value.strip()
+    return DEFAULT_BASE_URL
+
+
+def sanitize_url(url: str) -> str:
+    """`url` fit to print: userinfo, query and fragment dropped (credentials hide in all three)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "(an address that cannot be parsed)"
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+class OpenAIBackend:
+    """A server speaking the OpenAI chat completions protocol.
+
+    :param base_url: the API root, e.g. `http://127.0.0.1:8080/v1`; routes are appended to it.
+    :param api_key: sent as `Authorization: Bearer ...` when given; never printed.
+    :param timeout: seconds to wait for each piece of an answer; connecting waits at most 10 s.
+    :param transport: an `httpx` transport to use instead of the network (tests).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        raw = base_url.strip().strip("\"'")
+        if "://" not in raw:
+            raw = f"http://{raw}"
+        self.timeout = timeout
+        self._secret = (api_key or "").strip()
+        self.address = scrub(sanitize_url(raw), (self._secret,))
+        parts = _checked_url(raw, self.address)
+        # With a key, userinfo must go: httpx would turn it into Basic auth over the bearer token.
+        netloc = parts.netloc.rpartition("@")[2] if self._secret else parts.netloc
+        base = (parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query)
+        self._urls = {
+            route: urlunsplit((base[0], base[1], f"{base[2]}/{route}", base[3], ""))
+            for route in (_CHAT, _MODELS)
+        }
+        headers = {"Accept": "application/json", "User-Agent": f"ore/{__version__}"}
+        if self._secret:
+            if not all(32 < ord(c) < 127 for c in self._secret):
+                raise ModelError(
+                    "the API key holds characters an HTTP header cannot carry (spaces, line "
+                    f"breaks or non-ASCII); {_KEY_HINT}"
+                )
+            headers["Authorization"] = f"Bearer {self._secret}"
+        import httpx
+
+        self._client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            transport=transport,
+            **plain_http_options(f"{base[0]}://"),
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self._secret else "none"
+        return f"OpenAIBackend(address={self.address!r}, api_key={key}, timeout={self.timeout:g})"
+
+    def __enter__(self) -> OpenAIBackend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool (a process about to exit need not bother)."""
+        self._client.close()
+
+    def list_models(self) -> list[str]:
+        """The ids of the models the server offers, in the server's order (`data: null` is none)."""
+        with self._errors(None):
+            data = self._json(self._client.get(self._urls[_MODELS]), _MODELS)
+            if not isinstance(data, dict):
+                raise BadReply("a model list that is not a JSON object")
+            items = data.get("data")
+            if items is None:
+                return []
+            if not isinstance(items, list):
+                raise BadReply("a model list whose 'data' is not a list")
+            return [
+                item["id"]
+                for item in items
+                if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]
+            ]
+
+    def reasoner(self, model_id: str) -> BackendReasoner:
+        return BackendReasoner(self, model_id)
+
+    def complete(self, model_id: str, messages: Sequence[Message]) -> Response:
+        reply = Reply()
+        text = self.chat(model_id, messages, reply)
+        return reply.response(text, model_id)
+
+    def stream(
+        self, model_id: str, messages: Sequence[Message], on_token: Callable[[str], None]
+    ) -> Response:
+        reply = Reply()
+        pieces: list[str] = []
+        parts = self.chat_stream(model_id, messages, reply)
+        try:
+            for text in parts:
+                pieces.append(text)
+                on_token(text)
+        finally:
+            parts.close()
+        return reply.response("".join(pieces), model_id)
+
+    # -- one request, as JSON or as events ---------------------------------------------------
+
+    def _payload(self, model_id: str, messages: Sequence[Message], stream: bool) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": model_id,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": stream,
+        }
+        if stream:
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _json(self, response: httpx.Response, route: str) -> Any:
+        check_status(response, route)
+        try:
+            return json.loads(response.content)
+        except ValueError:
+            raise BadReply("a body that is not JSON") from None
+
+    def chat(self, model_id: str, messages: Sequence[Message], reply: Reply) -> str:
+        """One non-streamed request; fills `reply` and returns the answer's text."""
+        with self._errors(model_id):
+            payload = self._payload(model_id, messages, stream=False)
+            data = self._json(self._client.post(self._urls[_CHAT], json=payload), _CHAT)
+            return reply.take_completion(data)
+
+    def chat_stream(
+        self, model_id: str, messages: Sequence[Message], reply: Reply
+    ) -> Generator[str, None, None]:
+        """One streamed request: yields each piece of text, filling `reply` as chunks arrive.
+
+        Nothing is sent until the first piece is asked for. Faults are mapped in here, but not
+        those of the caller's own code between pieces (a closed stdout is not a server fault).
+        """
+        with self._errors(model_id):
+            payload = self._payload(model_id, messages, stream=True)
+            with self._client.stream("POST", self._urls[_CHAT], json=payload) as response:
+                if response.status_code >= 300:
+                    response.read()
+                    check_status(response, _CHAT)
+                ctype = response.headers.get("content-type", "")
+                if "event-stream" not in ctype and "json" in ctype:
+                    # A server that ignores "stream": true answers as if it had not been asked.
+                    response.read()
+                    text = reply.take_completion(self._json(response, _CHAT))
+                    if text:
+                        yield text
+                    return
+                for data in sse_data(response.iter_lines()):
+                    if data.strip() == "[DONE]":
+                        reply.done = True
+                        break
+                    yield from reply.take_chunk(loads_event(data))
+            if not reply.done and reply.finish_reason is None:
+                raise Dropped()
+            if not reply.seen:
+                raise BadReply("a stream that ended before the answer began")
+
+    def _available(self) -> tuple[str, ...]:
+        try:
+            return tuple(self.list_models())
+        except ModelError:
+            return ()
+
+    def _errors(self, model_id: str | None) -> Any:
+        """Map every fault of one request to a `ModelError`, scrubbed of the key (the server's
+        words may repeat it); Ctrl-C and ORE's own bugs pass through."""
+        return mapped_errors(lambda exc: _classify(exc, self, model_id), (self._secret,))
+
+
+def _checked_url(raw: str, address: str) -> Any:
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ServerUnreachable(
+            f"the base URL {address} is not one ORE can use; {_URL_HINT} like {DEFAULT_BASE_URL}",
+            address=address,
+        )
+    return parts
+
+
+def _classify(exc: Exception, backend: OpenAIBackend, model_id: str | None) -> ModelError | None:
+    import httpx
+
+    address = backend.address
+    server = f"the server at {address}"
+    if isinstance(exc, StatusError):
+        return _classify_status(exc, backend, model_id)
+    if isinstance(exc, BadReply):
+        return unreadable(
+            server,
+            exc.what,
+            "check that --base-url or ORE_BASE_URL points at an OpenAI-compatible API",
+        )
+    if isinstance(exc, ServerSaid):
+        return ModelError(f"{server} reported an error: {exc}")
+    if isinstance(exc, Dropped | httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return broke(server)
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        reason = one_line(str(exc)) or type(exc).__name__
+        return ServerUnreachable(
+            f"cannot reach an OpenAI-compatible server at {address} ({reason}); start it, "
+            f"or {_URL_HINT} to where it runs",
+            address=address,
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return timed_out(server, address, backend.timeout)
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ServerUnreachable(
+            f"the base URL {address} is not one ORE can use; {_URL_HINT} like {DEFAULT_BASE_URL}",
+            address=address,
+        )
+    if isinstance(exc, httpx.HTTPError | OSError):
+        detail = one_line(str(exc)) or "no detail"
+        return ModelError(f"talking to {server} failed: {type(exc).__name__}: {detail}")
+    return None  # anything else is a bug in ORE: let it show
+
+
+def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | None) -> ModelError:
+    address = backend.address
+    server = f"the server at {address}"
+    status = exc.status
+    if status in (401, 403):  # never the server's words here: some servers echo the key
+        if backend._secret:
+            return ModelError(f"{server} refused the API key (HTTP {status}); {_KEY_HINT}")
+        return ModelError(
+            f"{server} wants an API key (HTTP {status}); set ORE_API_KEY or OPENAI_API_KEY"
+        )
+    detail = error_detail(exc.body)
+    if status == 404 and exc.route == _CHAT and model_id and "model" in detail.lower():
+        available = backend._available()
+        listed = ", ".join(available[:_MAX_LISTED])
+        if len(available) > _MAX_LISTED:
+            listed += f" and {len(available) - _MAX_LISTED} more"
+        has = f" (it has: {listed})" if available else ""
+        return ModelNotFound(
+            f"{server} has no model '{model_id}'{has}; pick one with --model or ORE_MODEL",
+            model=model_id,
+            available=available,
+        )
+    if status in (404, 405):
+        return ServerUnreachable(
+            f"{server} has no /{exc.route} route (HTTP {status}), so the base URL is wrong; "
+            f"{_URL_HINT} to the API root, which usually ends in /v1",
+            address=address,
+        )
+    if status == 429:
+        wait = f" (it asks to wait {exc.retry_after} s)" if exc.retry_after.isdigit() else ""
+        return ModelError(f"{server} rate limited the request{wait}: {detail}; retry later")
+    if 300 <= status < 400:
+        where = sanitize_url(exc.location) if exc.location else "elsewhere"
+        return ModelError(
+            f"{server} redirects to {where} (HTTP {status}); {_URL_HINT} to that address"
+        )
+    if status >= 500:
+        return ModelError(f"{server} failed with HTTP {status}: {detail}; check its log and retry")
+    return ModelError(f"{server} rejected the request with HTTP {status}: {detail}")

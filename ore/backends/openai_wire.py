@@ -1,0 +1,216 @@
+"""Reading what an OpenAI-compatible server sends: JSON replies, server-sent event streams and
+error bodies. Pure parsing, no I/O: faults are raised as the private signals below, which
+`ore.backends.openai` classifies into `ModelError`s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..types import Response
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "BadReply",
+    "Dropped",
+    "Reply",
+    "ServerSaid",
+    "StatusError",
+    "check_status",
+    "error_detail",
+    "loads_event",
+    "one_line",
+    "sse_data",
+]
+
+_MAX_DETAIL = 300
+
+#: Ollama's metadata key -> (where the OpenAI reply has it, its name there, factor). Durations
+#: come only from llama-server's `timings` (milliseconds; Ollama counts nanoseconds).
+_METADATA = {
+    "prompt_eval_count": ("usage", "prompt_tokens", 1),
+    "eval_count": ("usage", "completion_tokens", 1),
+    "prompt_eval_duration": ("timings", "prompt_ms", 1_000_000),
+    "eval_duration": ("timings", "predicted_ms", 1_000_000),
+}
+
+
+# -- reading replies -----------------------------------------------------------------------------
+
+
+class Reply:
+    """What one turn's reply said besides its text: model, finish reason, usage, timings."""
+
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] = {}
+        self.timings: dict[str, Any] = {}
+        self.done = False
+        self.seen = False
+
+    def _take_common(self, data: dict[str, Any]) -> None:
+        if data.get("error"):
+            raise ServerSaid(_detail_of(data))
+        self.seen = True
+        if isinstance(data.get("model"), str) and data["model"]:
+            self.model = data["model"]
+        if isinstance(data.get("usage"), dict):
+            self.usage = data["usage"]
+        if isinstance(data.get("timings"), dict):  # llama-server's own extension
+            self.timings = data["timings"]
+
+    def take_completion(self, data: Any) -> str:
+        if not isinstance(data, dict):
+            raise BadReply("a reply that is not a JSON object")
+        self._take_common(data)
+        choice = _first_choice(data)
+        if choice is None:
+            raise BadReply("a reply with no choices")
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise BadReply("a choice with no message")
+        self._take_finish(choice)
+        content = message.get("content")
+        return content if isinstance(content, str) else ""
+
+    def take_chunk(self, data: dict[str, Any]) -> Iterator[str]:
+        self._take_common(data)
+        choice = _first_choice(data)  # the usage chunk has "choices": []
+        if choice is None:
+            return
+        delta = choice.get("delta")
+        if delta is not None and not isinstance(delta, dict):
+            raise BadReply("a chunk whose delta is not an object")
+        content = (delta or {}).get("content")
+        if isinstance(content, str) and content:  # the role-only first chunk has none
+            yield content
+        self._take_finish(choice)
+
+    def _take_finish(self, choice: dict[str, Any]) -> None:
+        if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
+            self.finish_reason = choice["finish_reason"]
+
+    def response(self, content: str, model_id: str) -> Response:
+        meta: dict[str, Any] = {"backend": "openai"}
+        for ours, (source, theirs, scale) in _METADATA.items():
+            value = getattr(self, source).get(theirs)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                meta[ours] = round(value * scale)
+        if self.finish_reason:
+            meta["done_reason"] = self.finish_reason
+        return Response(content=content, model_id=self.model or model_id, metadata=meta)
+
+
+def _first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
+    choices = data.get("choices")
+    if choices is None:
+        return None
+    if not isinstance(choices, list):
+        raise BadReply("'choices' that is not a list")
+    for choice in choices:
+        if not isinstance(choice, dict):
+            raise BadReply("a choice that is not an object")
+        if choice.get("index", 0) == 0:
+            return choice
+    return None
+
+
+def sse_data(lines: Iterator[str]) -> Iterator[str]:
+    """The data of each server-sent event; comments (keep-alives) and other fields skipped."""
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        field, sep, value = line.partition(":")
+        if field == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+        elif field not in ("event", "id", "retry") or not sep:
+            raise BadReply("a stream line that is not a server-sent event")
+    if data:
+        yield "\n".join(data)
+
+
+def loads_event(data: str) -> dict[str, Any]:
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        raise BadReply("an event whose data is not JSON") from None
+    if not isinstance(chunk, dict):
+        raise BadReply("an event that is not a JSON object")
+    return chunk
+
+
+def _detail_of(data: Any) -> str:
+    """The server's own words from an error body: OpenAI's shape, a bare string, or vLLM's."""
+    message: Any = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("type") or error.get("code")
+        elif isinstance(error, str):
+            message = error
+        if not message:
+            message = data.get("message") or data.get("detail")
+    if not message:
+        message = json.dumps(data, ensure_ascii=False)
+    return one_line(message if isinstance(message, str) else json.dumps(message))
+
+
+def error_detail(body: bytes) -> str:
+    try:
+        return _detail_of(json.loads(body))
+    except ValueError:
+        text = body.decode("utf-8", errors="replace")
+        if text.lstrip().startswith("<"):
+            text = re.sub(r"<[^>]*>", " ", text)
+        return one_line(text) or "no detail"
+
+
+def one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+
+
+# -- signals: faults found in a reply, classified by the backend ---------------------------------
+
+
+class StatusError(Exception):
+    def __init__(self, status: int, body: bytes, route: str, headers: Mapping[str, str]) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+        self.route = route
+        self.retry_after = headers.get("retry-after", "")
+        self.location = headers.get("location", "")
+
+
+class BadReply(Exception):
+    """The reply does not follow the protocol; `what` says how, in a few words."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class ServerSaid(Exception):
+    """The server put an error object in a 200 reply or in the middle of a stream."""
+
+
+class Dropped(Exception):
+    """The stream ended with neither `[DONE]` nor a finish reason."""
+
+
+def check_status(response: httpx.Response, route: str) -> None:
+    if response.status_code >= 300:
+        raise StatusError(response.status_code, response.content, route, response.headers)

@@ -1,0 +1,110 @@
+"""Which backend and which model: pure choices over plain values, made in this one place.
+
+The rules: the backend is `--backend` (ORE_BACKEND), else a replayed artifact's, else Ollama; the
+model is `--model`, else `ORE_MODEL`, else the server's default (upstream's preference order),
+and the server's model list is fetched only when that default is needed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from ..errors import NoModels
+from .base import DEFAULT_TIMEOUT, Backend
+
+__all__ = [
+    "PREFERRED_MODELS",
+    "choose_backend",
+    "choose_model",
+    "default_model",
+    "model_for",
+    "no_models",
+    "requested_model",
+]
+
+#: Upstream's preference order for the default model, matched on the name before ':'.
+PREFERRED_MODELS = ("llama3.2", "llama3.1", "llama3", "mistral", "llama2", "qwen2.5")
+
+
+def requested_model(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """The model the user named: `--model`, else `ORE_MODEL`, else None."""
+    environ = os.environ if env is None else env
+    return flag or environ.get("ORE_MODEL", "").strip() or None
+
+
+def default_model(available: Sequence[str]) -> str | None:
+    """The first of PREFERRED_MODELS the server has (by base name), else its first model."""
+    bases = [name.split(":", 1)[0] for name in available]
+    for preferred in PREFERRED_MODELS:
+        if preferred in bases:
+            return available[bases.index(preferred)]
+    return available[0] if available else None
+
+
+def no_models(address: str, backend: str = "ollama") -> NoModels:
+    """The error for a server with no models, saying how to get one on that kind of server."""
+    if backend == "ollama":
+        how = "install one, e.g. 'ollama pull llama3.2'"
+    else:
+        how = "load one on the server (e.g. 'llama-server -m model.gguf') or name it with --model"
+    return NoModels(f"the server at {address} has no models; {how}")
+
+
+def choose_model(
+    requested: str | None,
+    available: Sequence[str] | None,
+    *,
+    address: str,
+    backend: str = "ollama",
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The model to use: `requested_model`, else the default of `available`."""
+    explicit = requested_model(requested, env)
+    if explicit:
+        return explicit
+    chosen = default_model(available or ())
+    if chosen is None:
+        raise no_models(address, backend)
+    return chosen
+
+
+def model_for(flag: str | None, backend: Backend, env: Mapping[str, str] | None = None) -> str:
+    """`choose_model` for a live backend: its model list is fetched only when needed."""
+    available = None if requested_model(flag, env) else backend.list_models()
+    return choose_model(flag, available, address=backend.address, backend=backend.name, env=env)
+
+
+def choose_backend(
+    name: str | None = None,
+    base_url: str | None = None,
+    *,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+    recorded_name: str | None = None,
+    recorded_url: str | None = None,
+) -> Backend:
+    """The model server: `name` (--backend), at `base_url` (--base-url) if given.
+
+    For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
+    ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
+    `recorded_*` (a replayed artifact's backend) fill in only what flags and environment leave
+    unset, and the key is never sent to an address that came from an artifact alone: an
+    artifact is untrusted data, and must not be able to send the key to a server of its choice.
+    """
+    environ = os.environ if env is None else env
+    seconds = timeout or DEFAULT_TIMEOUT
+    chosen = name or recorded_name or "ollama"
+    fallback = recorded_url if recorded_name == chosen else None
+    if chosen != "openai":
+        from .ollama import OllamaBackend
+
+        host = base_url or (None if environ.get("OLLAMA_HOST") else fallback)
+        return OllamaBackend(host, timeout=seconds)
+    from .openai import OpenAIBackend, resolve_base_url
+
+    configured = base_url or environ.get("ORE_BASE_URL") or environ.get("OPENAI_BASE_URL")
+    if fallback and not (configured and configured.strip()):
+        return OpenAIBackend(fallback, None, timeout=seconds)
+    key = environ.get("ORE_API_KEY", "").strip() or environ.get("OPENAI_API_KEY", "")
+    return OpenAIBackend(resolve_base_url(base_url, environ), key or None, timeout=seconds)

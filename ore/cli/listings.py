@@ -1,0 +1,59 @@
+"""The listing commands: sessions, models, tools and skills, one line each on stdout."""
+
+from __future__ import annotations
+
+import click
+
+from .console import note, warn
+from .options import Options
+
+__all__ = ["list_models", "list_sessions", "list_skills", "list_tools"]
+
+
+def list_sessions() -> None:
+    """One line per saved session: name, message count, id (or why it cannot be read)."""
+    from ..store import default_store
+
+    infos = default_store().list()
+    if not infos:
+        note("no saved sessions")
+        return
+    for info in infos:
+        if info.problem is not None:
+            click.echo(f"{info.name}\tunreadable: {info.problem}")
+        else:
+            click.echo(f"{info.name}\t{info.message_count} messages\t{info.id}")
+
+
+def list_models(o: Options) -> None:
+    """The server's models, the one ORE would pick marked `(default)`."""
+    from ..backends.select import default_model, no_models
+    from .turns import backend_for
+
+    backend = backend_for(o)
+    models = backend.list_models()
+    if not models:
+        raise no_models(backend.address, backend.name)
+    chosen = default_model(models)
+    for name in models:
+        click.echo(name + ("\t(default)" if name == chosen else ""))
+
+
+def list_tools() -> None:
+    """One line per tool: name, the permissions it needs (or none), description."""
+    from ..tools import TOOL_REGISTRY
+
+    for name in sorted(TOOL_REGISTRY):
+        tool = TOOL_REGISTRY[name]
+        click.echo(f"{name}\t{','.join(tool.permissions) or 'none'}\t{tool.description}")
+
+
+def list_skills() -> None:
+    """One line per skill (name, description), from frontmatter only; malformed ones warned."""
+    from ..skills import discover_skills, skill_roots
+
+    catalog = discover_skills(warn=warn)
+    if not catalog.skills:
+        note("no skills found in " + ", ".join(str(r) for r in skill_roots()))
+    for meta in catalog.skills.values():
+        click.echo(f"{meta.name}\t{meta.description}")

@@ -1,0 +1,34 @@
+"""`ore schema ...`: print the JSON Schemas of ORE's data formats."""
+
+from __future__ import annotations
+
+import click
+
+from ..artifacts import ARTIFACT_VERSION, SUPPORTED_VERSIONS, schema_text
+
+__all__ = ["schema"]
+
+
+@click.group(name="schema", context_settings={"help_option_names": ["-h", "--help"]})
+def schema() -> None:
+    """Print the JSON Schemas of ORE's data formats, to validate them without ORE."""
+
+
+@schema.command(name="artifact")
+@click.option(
+    "--version",
+    "version",
+    type=click.Choice(["v1", "v2", *SUPPORTED_VERSIONS]),
+    default=ARTIFACT_VERSION,
+    show_default=True,
+    help="Which artifact version (v2 is what ORE writes; v1 is upstream's).",
+)
+def artifact(version: str) -> None:
+    """Print the JSON Schema (draft 2020-12) of an execution artifact.
+
+    \b
+    Example:
+      ore schema artifact > ore.exec.v2.schema.json
+      ore schema artifact --version v1
+    """
+    click.echo(schema_text(version), nl=False)

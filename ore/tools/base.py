@@ -1,0 +1,189 @@
+"""The `Tool` type, and what every built-in tool shares: argument schemas, finding a hint in a
+prompt, and the folder a file-reading tool is confined to.
+
+A `Tool` is data plus two functions: it names the permissions it needs (checked by
+`ore.tools.gate` before anything runs), a JSON Schema its arguments must satisfy (checked with
+`jsonschema` before its handler runs), the hint phrases the router matches, and optionally a way
+to pull its arguments out of a prompt. Its output comes back as a `ToolResult`, which the core
+renders under a "[Tool:NAME]" header so the model can tell it apart from the user's words.
+
+`jsonschema` is imported only when a tool actually validates arguments, so `ore --list-tools`
+stays as fast as `ore --help`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import OreError, ToolError
+from ..types import ToolResult
+from .gate import PERMISSIONS
+
+__all__ = [
+    "PATH_TOKEN",
+    "Tool",
+    "after_hint",
+    "failer",
+    "inside_root",
+    "reason",
+    "string_args",
+    "tool_root",
+]
+
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
+
+Handler = Callable[[Mapping[str, Any]], ToolResult]
+Extractor = Callable[[str], Mapping[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool: what it is, what it needs, what arguments it takes, and how to run it.
+
+    :param name: lowercase words joined by `-`, e.g. `read-file`.
+    :param permissions: every permission the gate must see granted before the tool runs.
+    :param schema: JSON Schema (draft 2020-12) for the arguments, a JSON object of strings.
+    :param handler: does the work on validated arguments; raises `ToolError` when it cannot.
+    :param hints: phrases that make the router pick this tool.
+    :param extractor: pulls arguments out of a prompt when the router picks this tool.
+    :param routable_args: the only argument names a routed call may set; anything else the
+        extractor returns is dropped, so prompt text can never widen what the tool touches.
+    """
+
+    name: str
+    description: str
+    permissions: tuple[str, ...]
+    schema: Mapping[str, Any]
+    handler: Handler = field(repr=False)
+    hints: tuple[str, ...] = ()
+    extractor: Extractor | None = field(default=None, repr=False)
+    routable_args: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r} must be lowercase words joined by '-'")
+        unknown = [p for p in self.permissions if p not in PERMISSIONS]
+        if unknown:
+            raise ValueError(f"tool {self.name!r} asks for unknown permissions {unknown}")
+
+    def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments as a plain dict if they satisfy the schema, else a one-line ToolError
+        naming the argument at fault."""
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+
+        data = dict(args)
+        errors = Draft202012Validator(self.schema).iter_errors(data)
+        first = min(errors, key=lambda e: (list(e.path), str(e.validator)), default=None)
+        if first is not None:
+            raise ToolError(self._explain(first, data), tool=self.name)
+        return data
+
+    def run(self, args: Mapping[str, Any]) -> ToolResult:
+        """Validate `args`, then run the handler. The gate (`ore.gate.run_gated`) comes first."""
+        clean = self.validate(args)
+        try:
+            return self.handler(clean)
+        except OreError:
+            raise
+        except OSError as exc:
+            raise ToolError(f"tool '{self.name}' failed: {exc}", tool=self.name) from exc
+
+    def extract_args(self, prompt: str) -> dict[str, str]:
+        """Arguments for a routed call, taken from the prompt; only `routable_args` survive."""
+        if self.extractor is None:
+            return {}
+        found = self.extractor(prompt)
+        return {k: v for k, v in found.items() if k in self.routable_args}
+
+    def _explain(self, error: Any, args: Mapping[str, Any]) -> str:
+        known = sorted(self.schema.get("properties", {}))
+        accepted = ", ".join(known) or "none"
+        if error.validator == "required":
+            missing = [k for k in error.validator_value if k not in args]
+            name = missing[0] if missing else "?"
+            return (
+                f"tool '{self.name}' is missing the argument '{name}': add --tool-arg {name}=VALUE"
+            )
+        if error.validator == "additionalProperties":
+            extra = sorted(k for k in args if k not in known)
+            name = extra[0] if extra else "?"
+            return f"tool '{self.name}' has no argument '{name}' (it accepts: {accepted})"
+        where = f"argument '{error.path[0]}'" if error.path else "arguments"
+        if error.validator == "enum":
+            return f"tool '{self.name}': {where} must be one of {', '.join(error.validator_value)}"
+        detail = str(error.message)
+        if len(detail) > _MAX_SHOWN:
+            detail = detail[:_MAX_SHOWN] + "..."
+        return f"tool '{self.name}': {where} is invalid: {detail}"
+
+
+def string_args(properties: Iterable[str], required: Iterable[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"type": "string", "minLength": 1} for k in properties},
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def after_hint(prompt: str, hints: Iterable[str]) -> re.Match[str] | None:
+    """The earliest place a hint occurs in the prompt as whole words (case-insensitive)."""
+    best: re.Match[str] | None = None
+    for hint in hints:
+        words = hint.split()
+        if not words:
+            continue
+        body = r"[\s\-_]+".join(re.escape(w) for w in words)
+        match = re.search(rf"(?<!\w){body}(?!\w)", prompt, re.IGNORECASE)
+        if match and (best is None or match.start() < best.start()):
+            best = match
+    return best
+
+
+#: A path-like token: quoted, or up to the next space.
+PATH_TOKEN = re.compile(r"""\s*(?:"([^"\n]+)"|'([^'\n]+)'|`([^`\n]+)`|(\S+))""")
+
+
+def tool_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Path:
+    """The folder a file-reading tool is confined to, resolved: the working folder, or the
+    `root` argument, which only `--tool-arg root=DIR` on the command line can set (routing
+    drops it)."""
+    try:
+        root = Path(root_arg or os.getcwd()).resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise fail(f"root {root_arg!r} cannot be used: {reason(exc)}") from exc
+    return root
+
+
+def inside_root(
+    fail: Callable[[str], ToolError], root: Path, path: str, *, strict: bool = True
+) -> Path:
+    """`path` (relative to `root`, or absolute) resolved with every symlink followed; refused
+    unless the result lies inside `root`. With `strict=False` the path need not exist yet."""
+    if "\0" in path:
+        raise fail("the path contains a NUL character")
+    try:
+        target = (root / path).resolve(strict=strict)
+    except FileNotFoundError as exc:
+        raise fail(f"no such file: {path}") from exc
+    except (OSError, RuntimeError) as exc:
+        raise fail(f"cannot read {path}: {reason(exc)}") from exc
+    if not target.is_relative_to(root):
+        raise fail(f"refused: {path} resolves outside the allowed folder {root}")
+    return target
+
+
+def failer(tool: str) -> Callable[[str], ToolError]:
+    return lambda message: ToolError(f"tool '{tool}': {message}", tool=tool)
+
+
+def reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,142 @@
+"""The built-in tools that need no graph: `echo` (no permission) and `read-file`
+(`filesystem-read`, confined to its root)."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any
+
+from ..types import ToolResult
+from .base import (
+    PATH_TOKEN,
+    Tool,
+    after_hint,
+    failer,
+    inside_root,
+    reason,
+    string_args,
+    tool_root,
+)
+
+__all__ = ["ECHO_HINTS", "READ_FILE_HINTS", "READ_FILE_LIMIT", "echo_tool", "read_file_tool"]
+
+#: The most bytes `read-file` injects into a turn; longer files are cut here, and it says so.
+READ_FILE_LIMIT = 64 * 1024
+
+
+ECHO_HINTS = ("echo", "repeat after me", "say back", "repeat this")
+
+
+def _echo(args: Mapping[str, Any]) -> ToolResult:
+    return ToolResult(tool_name="echo", output=args["text"])
+
+
+def _echo_extract(prompt: str) -> dict[str, str]:
+    match = after_hint(prompt, ECHO_HINTS)
+    rest = prompt[match.end() :].strip(" \t\r\n:,") if match else ""
+    text = rest or prompt.strip()
+    return {"text": text} if text else {}
+
+
+def echo_tool() -> Tool:
+    """`echo`: hands its `text` argument back as tool output. Needs no permission."""
+    return Tool(
+        name="echo",
+        description="Inject the text argument verbatim (a harmless tool for trying the gate).",
+        permissions=(),
+        schema=string_args(["text"], ["text"]),
+        handler=_echo,
+        hints=ECHO_HINTS,
+        extractor=_echo_extract,
+        routable_args=frozenset({"text"}),
+    )
+
+
+READ_FILE_HINTS = (
+    "read file",
+    "read the file",
+    "show file",
+    "show the file",
+    "show me the file",
+    "cat file",
+    "open file",
+    "open the file",
+    "print file",
+    "contents of file",
+    "contents of the file",
+)
+
+
+def _read_file_extract(prompt: str) -> dict[str, str]:
+    """The path right after a read-file hint: quoted, or up to the next space (trailing
+    punctuation dropped). Never `root`: a routed read is confined to the working folder."""
+    match = after_hint(prompt, READ_FILE_HINTS)
+    if match is None:
+        return {}
+    token = PATH_TOKEN.match(prompt, match.end())
+    if token is None:
+        return {}
+    quoted = token.group(1) or token.group(2) or token.group(3)
+    path = quoted if quoted is not None else token.group(4).rstrip(".,;:!?)]}>'\"")
+    return {"path": path} if path else {}
+
+
+def read_file_tool(limit: int = READ_FILE_LIMIT) -> Tool:
+    """`read-file`: injects one UTF-8 text file from inside its root (the working folder, unless
+    a `root` argument is given on the command line). Needs `filesystem-read`.
+
+    The path is resolved with every symlink followed, and refused when the result lies outside
+    the root; directories, devices, FIFOs and binary files are refused; at most `limit` bytes
+    are injected, and the output says when it was cut.
+    """
+
+    def handler(args: Mapping[str, Any]) -> ToolResult:
+        return _read_file(args["path"], args.get("root"), limit)
+
+    return Tool(
+        name="read-file",
+        description="Inject a text file from the working folder (--tool-arg path=FILE).",
+        permissions=("filesystem-read",),
+        schema=string_args(["path", "root"], ["path"]),
+        handler=handler,
+        hints=READ_FILE_HINTS,
+        extractor=_read_file_extract,
+        routable_args=frozenset({"path"}),
+    )
+
+
+def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
+    fail = failer("read-file")
+    root = tool_root(fail, root_arg)
+    target = inside_root(fail, root, path)
+    # O_NOFOLLOW and O_NONBLOCK: a path swapped for a symlink after resolving is refused, and
+    # a FIFO cannot make us wait forever; fstat then decides on the file we actually opened.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {reason(exc)}") from exc
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise fail(f"refused: {path} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    truncated = len(data) > limit or info.st_size > limit
+    data = data[:limit]
+    if b"\0" in data:
+        raise fail(f"refused: {path} looks like a binary file (it contains NUL bytes)")
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not truncated)
+    except UnicodeDecodeError as exc:
+        raise fail(f"refused: {path} looks like a binary file (it is not UTF-8 text)") from exc
+    shown = target.relative_to(root).as_posix()
+    size = max(info.st_size, len(data))
+    output = f"File: {shown} ({size} bytes)\n{text}"
+    if truncated:
+        output += f"\n[read-file: truncated to the first {limit} of {size} bytes]"
+    meta = {"path": str(target), "bytes": size, "truncated": truncated}
+    return ToolResult(tool_name="read-file", output=output, metadata=meta)
