@@ -7,37 +7,14 @@ what on stderr, the exit code, and how many chat requests reached the server.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli import ORE, needs_ore, one_line_error, run_ore
 
-# The `ore` installed next to this interpreter (the venv under test), else the one on PATH.
-ORE = shutil.which("ore", path=str(Path(sys.executable).parent)) or shutil.which("ore")
-pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
-
-
-def ore(
-    *args: str, env: dict[str, str], input: str | None = None, timeout: float = 30
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ORE or "ore", *args],
-        input=input if input is not None else "",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-
-
-def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
-    """The single stderr line of a failed run (and proof there is no traceback)."""
-    assert "Traceback" not in result.stderr, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    return lines[0]
+pytestmark = needs_ore
+ore = run_ore
 
 
 def session_file(env: dict[str, str], name: str) -> Path:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +14,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from _cli import ORE, needs_ore, one_line_error, run_ore
 
-ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
-pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+pytestmark = needs_ore
 
 PERSONA_START = "You are Aya"
 
@@ -30,21 +29,7 @@ UPSTREAM_V1: dict[str, Any] = json.loads(
 def ore(
     *args: str, env: dict[str, str], input: bytes | str = b"", timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    data = input.encode() if isinstance(input, str) else input
-    result = subprocess.run(
-        [ORE or "ore", *args], input=data, capture_output=True, env=env, timeout=timeout
-    )
-    return subprocess.CompletedProcess(
-        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
-    )
-
-
-def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
-    """The single stderr line of a failed run (and proof there is no traceback)."""
-    assert "Traceback" not in result.stderr, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    return lines[0]
+    return run_ore(*args, env=env, input=input, timeout=timeout)
 
 
 def printed_schema(env: dict[str, str], version: str) -> dict[str, Any]:

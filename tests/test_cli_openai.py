@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _cli import ORE, needs_ore, run_ore
+from _cli import one_line_error as shared_one_line_error
 from fake_openai import FakeOpenAI
 
 # The `ore` installed next to this Python (the venv's), else whichever is on PATH.
-ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
-pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+pytestmark = needs_ore
 
 KEY = "sk-ore-test-5f3c9a1e7d2b4c68"
 MODEL = "llama3.2:latest"  # the fake's preferred default; it also has qwen2.5:0.5b
@@ -54,26 +53,17 @@ def env(server: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
 def ore(
     *args: str, env: dict[str, str], input: str = "", timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ORE or "ore", "--backend", "openai", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+    return run_ore("--backend", "openai", *args, env=env, input=input, timeout=timeout)
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], *, streamed: bool = False) -> str:
     """The single stderr line of a failed run (exit 1, no traceback). stdout is empty, except
     for what a streamed answer printed before it broke."""
     assert result.returncode == 1, (result.returncode, result.stderr)
-    assert "Traceback" not in result.stderr, result.stderr
     assert streamed or result.stdout == ""
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("Error: ")
-    return lines[0]
+    line = shared_one_line_error(result)
+    assert line.startswith("Error: ")
+    return line
 
 
 def _closed_port() -> int:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli import needs_ore, one_line_error, run_ore
 
-ORE = shutil.which("ore", path=str(Path(sys.prefix) / "bin")) or shutil.which("ore")
-pytestmark = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+pytestmark = needs_ore
 PERSONA = "Aya"
 
 
@@ -28,25 +26,7 @@ def work(tmp_path: Path) -> Path:
     return folder
 
 
-def ore(
-    *args: str, env: dict[str, str], cwd: Path | None = None, input: str = ""
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ORE or "ore", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=30,
-    )
-
-
-def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
-    assert "Traceback" not in result.stderr, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    return lines[0]
+ore = run_ore
 
 
 def sent(fake_ollama) -> list[dict[str, str]]:

@@ -1,0 +1,44 @@
+"""Running the installed `ore` command in tests: one way, shared by every CLI test file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+__all__ = ["ORE", "needs_ore", "one_line_error", "run_ore"]
+
+#: The `ore` installed next to this interpreter (the venv under test), else the one on PATH.
+ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
+
+#: `pytestmark = needs_ore` skips a module when the command is not installed.
+needs_ore = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+
+
+def run_ore(
+    *args: str,
+    env: dict[str, str],
+    input: bytes | str = b"",
+    cwd: Path | None = None,
+    timeout: float = 30,
+) -> subprocess.CompletedProcess[str]:
+    """`ore ARGS...` as a subprocess with `input` on stdin; stdout and stderr as text."""
+    data = input.encode() if isinstance(input, str) else input
+    result = subprocess.run(
+        [ORE or "ore", *args], input=data, capture_output=True, env=env, cwd=cwd, timeout=timeout
+    )
+    return subprocess.CompletedProcess(
+        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    """The single stderr line of a failed run (and proof there is no traceback)."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
