@@ -7,6 +7,7 @@ floats and ids are uuid4 strings, as upstream ORE wrote them, so files stay comp
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +31,7 @@ __all__ = [
     "messages_to_dicts",
     "new_id",
     "now",
+    "valid_text",
 ]
 
 ROLES = ("system", "user", "assistant")
@@ -44,6 +46,23 @@ def new_id() -> str:
 def now() -> float:
     """The current time as Unix seconds: the timestamp format of every ORE contract."""
     return time.time()
+
+
+def valid_text(text: str) -> str:
+    """`text` made valid Unicode: each lone surrogate (from undecodable argv bytes, a server's
+    `\\udcff` escape, a damaged file) becomes U+FFFD, and a split pair is joined again.
+
+    The one place text from outside is made fit to store, send and print: every `Message` and
+    `Response` passes its text through here, so a session that already holds a lone surrogate
+    still loads, and none is ever written or sent.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
 
 # -- helpers for reading untrusted dicts -------------------------------------------------------
@@ -70,7 +89,13 @@ def _float(data: Mapping[str, Any], key: str, what: str, *, default: float | Non
         if key not in data and default is None:
             raise DataError(f"{what} is missing the field '{key}'")
         raise DataError(f"{what} field '{key}' must be a number")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        number = math.inf
+    if not math.isfinite(number):
+        raise DataError(f"{what} field '{key}' must be a finite number")
+    return number
 
 
 def _dict(data: Mapping[str, Any], key: str, what: str) -> dict[str, Any]:
@@ -102,6 +127,7 @@ class Message:
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise DataError(f"message role must be one of {', '.join(ROLES)}, not {self.role!r}")
+        object.__setattr__(self, "content", valid_text(self.content))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +165,10 @@ class Response:
     id: str = field(default_factory=new_id)
     timestamp: float = field(default_factory=now)
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content", valid_text(self.content))
+        object.__setattr__(self, "model_id", valid_text(self.model_id))
 
     def to_dict(self) -> dict[str, Any]:
         return {

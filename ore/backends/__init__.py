@@ -6,15 +6,17 @@ Importing this package is cheap: each backend imports its HTTP client only when 
 
 from __future__ import annotations
 
-from .base import DEFAULT_TIMEOUT, Backend, BackendReasoner
+from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
 from .ollama import OllamaBackend, ollama_address
 from .openai import OpenAIBackend
 from .select import choose_backend, choose_model, default_model, model_for, requested_model
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "DEFAULT_TIMEOUT",
     "Backend",
     "BackendReasoner",
+    "Limits",
     "OllamaBackend",
     "OpenAIBackend",
     "choose_backend",

@@ -8,28 +8,45 @@ classify that client's exceptions; the words a person reads are written here, on
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
+import json
 import os
+import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import ModelError, ServerUnreachable
 from ..types import Message, Reasoner, Response
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "DEFAULT_TIMEOUT",
     "Backend",
     "BackendReasoner",
+    "LimitExceeded",
+    "Limits",
     "broke",
+    "http_options",
     "mapped_errors",
+    "no_credentials",
     "plain_http_options",
+    "sanitize_url",
     "scrub",
+    "shorten",
     "timed_out",
     "unreadable",
+    "without_credentials",
 ]
 
 #: Seconds to wait for the server between two pieces of an answer (not for the whole answer).
 DEFAULT_TIMEOUT = 300.0
+#: The longest a server's error text is quoted in a message (after scrubbing).
+MAX_DETAIL = 300
 
 _TIMEOUT_HINT = "check the server, or allow longer with --timeout or ORE_TIMEOUT"
 
@@ -88,15 +105,148 @@ def plain_http_options(address: str) -> dict[str, Any]:
     return {"verify": False, "follow_redirects": False}
 
 
-# -- faults: one shape, one message set ------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on one reply, whatever the server does: `max_seconds` from the request to the
+    reply's last byte (`--max-time`), `max_bytes` of reply body as received (`--max-size`).
+    `--timeout` bounds each wait between two pieces; these bound the whole."""
+
+    max_seconds: float = 1800.0
+    max_bytes: int = 64 * 1024 * 1024
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class LimitExceeded(Exception):
+    """A reply went past its `Limits`; `message` says which and the flag that raises it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@functools.cache
+def _bounded_stream() -> type:
+    """A reply body that stops, with `LimitExceeded`, at the byte or time limit (an httpx
+    stream type, made on first use so that importing this module never imports httpx)."""
+    import httpx
+
+    class BoundedStream(httpx.SyncByteStream):
+        def __init__(self, inner: Any, limits: Limits, started: float) -> None:
+            self._inner = inner
+            self._limits = limits
+            self._deadline = started + limits.max_seconds
+
+        def __iter__(self) -> Iterator[bytes]:
+            total = 0
+            for chunk in self._inner:
+                total += len(chunk)
+                if total > self._limits.max_bytes:
+                    raise LimitExceeded(
+                        f"the reply grew past {_size(self._limits.max_bytes)}; allow more with "
+                        "--max-size or ORE_MAX_SIZE"
+                    )
+                if time.monotonic() > self._deadline:
+                    raise LimitExceeded(
+                        f"the reply took longer than {self._limits.max_seconds:g} s; allow "
+                        "longer with --max-time or ORE_MAX_TIME"
+                    )
+                yield chunk
+
+        def close(self) -> None:
+            self._inner.close()
+
+    return BoundedStream
+
+
+def _size(n: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n} bytes"
+
+
+def http_options(address: str, limits: Limits, *, trusted: bool = True) -> dict[str, Any]:
+    """httpx client options every backend uses: `plain_http_options`, no compression (a
+    compressed reply could grow past the size limit after it was counted), and event hooks that
+    hold every reply body to `limits`. `trusted=False` (an address that came from an artifact
+    alone) also ignores the environment's credentials (`~/.netrc`) and proxies."""
+    started: dict[int, float] = {}
+
+    def on_request(request: Any) -> None:
+        started[id(request)] = time.monotonic()
+
+    def on_response(response: Any) -> None:
+        begun = started.pop(id(response.request), time.monotonic())
+        response.stream = _bounded_stream()(response.stream, limits, begun)
+
+    options = plain_http_options(address)
+    options["headers"] = {"Accept-Encoding": "identity"}
+    options["event_hooks"] = {"request": [on_request], "response": [on_response]}
+    if not trusted:
+        options["trust_env"] = False
+    return options
+
+
+def no_credentials(request: Any) -> Any:
+    """An httpx auth hook that sends no `Authorization` header (for addresses an artifact chose:
+    the `ollama` client adds `OLLAMA_API_KEY` by itself)."""
+    request.headers.pop("Authorization", None)
+    return request
+
+
+# -- addresses and secrets: what may be printed ---------------------------------------------------
+
+
+def sanitize_url(url: str) -> str:
+    """`url` fit to print: userinfo, query and fragment dropped (credentials hide in all three)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "(an address that cannot be parsed)"
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+_USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*://)?)[^/?#]*@")
+
+
+def without_credentials(raw: str) -> str:
+    """An address as given, even one that does not parse, without userinfo, query or fragment:
+    for quoting a bad address back to the user."""
+    return re.split(r"[?#]", _USERINFO.sub(r"\1", raw), maxsplit=1)[0]
+
+
+def _variants(secret: str) -> tuple[str, ...]:
+    """The forms in which a server could echo `secret`: as is, URL-encoded, JSON-escaped,
+    and base64 (as in Basic auth)."""
+    forms = {
+        secret,
+        quote(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        base64.b64encode(secret.encode()).decode().rstrip("="),
+    }
+    return tuple(sorted(forms, key=len, reverse=True))
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret (of four characters or more) replaced by `***`."""
+    """`text` with every secret (of four characters or more), in every form a server could
+    echo it, replaced by `***`. Scrub before cutting: a cut could leave part of a secret."""
     for secret in secrets:
         if len(secret) >= 4:
-            text = text.replace(secret, "***")
+            for form in _variants(secret):
+                text = text.replace(form, "***")
     return text
+
+
+def shorten(text: str, limit: int = MAX_DETAIL) -> str:
+    """`text` on one line, cut at `limit` characters (call it after `scrub`)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- faults: one shape, one message set ------------------------------------------------------
 
 
 @contextlib.contextmanager
@@ -112,7 +262,7 @@ def mapped_errors(
     except ModelError:
         raise
     except Exception as exc:
-        mapped = classify(exc)
+        mapped = ModelError(exc.message) if isinstance(exc, LimitExceeded) else classify(exc)
         if mapped is None:
             raise
         mapped.message = scrub(mapped.message, secrets)

@@ -16,13 +16,20 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelError, ModelNotFound, ServerUnreachable
 from ..types import Message, Response
 from .base import (
+    DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
     BackendReasoner,
+    Limits,
     broke,
+    http_options,
     mapped_errors,
-    plain_http_options,
+    no_credentials,
+    sanitize_url,
+    scrub,
+    shorten,
     timed_out,
     unreadable,
+    without_credentials,
 )
 
 if TYPE_CHECKING:
@@ -62,10 +69,13 @@ def ollama_address(host: str | None = None) -> str:
 
 def _bad_address(host: str | None) -> ServerUnreachable:
     if host is not None:
-        what = f"the Ollama address {host!r} is not one ORE can use; give it"
+        what = f"the Ollama address {without_credentials(host)!r} is not one ORE can use; give it"
     else:
-        what = f"OLLAMA_HOST={os.environ.get('OLLAMA_HOST', '')!r} is not an address ORE can use; set it"
-    return ServerUnreachable(f"{what} like 127.0.0.1:11434", address=host or "")
+        shown = without_credentials(os.environ.get("OLLAMA_HOST", ""))
+        what = f"OLLAMA_HOST={shown!r} is not an address ORE can use; set it"
+    return ServerUnreachable(
+        f"{what} like 127.0.0.1:11434", address=without_credentials(host or "")
+    )
 
 
 def _import_ollama() -> Any:
@@ -104,13 +114,26 @@ class OllamaBackend:
 
     :param host: the server address; None reads `OLLAMA_HOST` (default 127.0.0.1:11434).
     :param timeout: seconds to wait for each piece of an answer; connecting waits at most 10 s.
+    :param limits: the most time and bytes one reply may take.
+    :param trusted: False for an address that came from an artifact alone: then no credential
+        (`OLLAMA_API_KEY`, which the client would add by itself, or `~/.netrc`) is sent to it.
     """
 
     name = "ollama"
 
-    def __init__(self, host: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.address = ollama_address(host)
+    def __init__(
+        self,
+        host: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        limits: Limits = DEFAULT_LIMITS,
+        trusted: bool = True,
+    ) -> None:
+        # Userinfo, query and fragment are dropped: the client never sends them, and they
+        # would show up in every message that names the address.
+        self.address = sanitize_url(ollama_address(host))
         self.timeout = timeout
+        self._secrets = (os.environ.get("OLLAMA_API_KEY", "").strip(),)
         import httpx
 
         client_module = _import_ollama()
@@ -118,7 +141,8 @@ class OllamaBackend:
             self._client: ollama.Client = client_module.Client(
                 host=self.address,
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                **plain_http_options(self.address),
+                auth=None if trusted else no_credentials,
+                **http_options(self.address, limits, trusted=trusted),
             )
         except ValueError as exc:
             raise _bad_address(host) from exc
@@ -179,9 +203,7 @@ class OllamaBackend:
             yield from parts
 
     def _errors(self, model_id: str | None = None) -> Any:
-        return mapped_errors(
-            lambda exc: _classify(exc, self, model_id), (os.environ.get("OLLAMA_API_KEY", ""),)
-        )
+        return mapped_errors(lambda exc: _classify(exc, self, model_id), self._secrets)
 
     def _installed(self) -> tuple[str, ...]:
         try:
@@ -202,7 +224,7 @@ def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> M
     address = backend.address
     server = f"Ollama at {address}"
     if isinstance(exc, ollama.ResponseError):
-        detail = " ".join(str(exc.error).split()) or "no detail"
+        detail = shorten(scrub(str(exc.error), backend._secrets)) or "no detail"
         if exc.status_code == 404 and model_id and "not found" in detail:
             installed = backend._installed()
             listed = ", ".join(installed) if installed else "none"
@@ -227,6 +249,8 @@ def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> M
         return broke(server)
     if isinstance(exc, httpx.HTTPError):
         return ModelError(f"talking to {server} failed: {exc}")
+    if isinstance(exc, RecursionError):
+        return unreadable(server, "a reply nested too deeply to read", "check the server")
     if isinstance(exc, pydantic.ValidationError | json.JSONDecodeError):
         return unreadable(
             server,

@@ -22,12 +22,16 @@ from .. import __version__
 from ..errors import ModelError, ModelNotFound, ServerUnreachable
 from ..types import Message, Response
 from .base import (
+    DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
     BackendReasoner,
+    Limits,
     broke,
+    http_options,
     mapped_errors,
-    plain_http_options,
+    sanitize_url,
     scrub,
+    shorten,
     timed_out,
     unreadable,
 )
@@ -40,7 +44,6 @@ from .openai_wire import (
     check_status,
     error_detail,
     loads_event,
-    one_line,
     sse_data,
 )
 
@@ -72,16 +75,6 @@ def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
     return DEFAULT_BASE_URL
 
 
-def sanitize_url(url: str) -> str:
-    """`url` fit to print: userinfo, query and fragment dropped (credentials hide in all three)."""
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return "(an address that cannot be parsed)"
-    netloc = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
 class OpenAIBackend:
     """A server speaking the OpenAI chat completions protocol.
 
@@ -89,6 +82,9 @@ class OpenAIBackend:
     :param api_key: sent as `Authorization: Bearer ...` when given; never printed.
     :param timeout: seconds to wait for each piece of an answer; connecting waits at most 10 s.
     :param transport: an `httpx` transport to use instead of the network (tests).
+    :param limits: the most time and bytes one reply may take.
+    :param trusted: False for an address that came from an artifact alone: then nothing from
+        the environment (`~/.netrc` credentials, proxies) is used for it.
     """
 
     name = "openai"
@@ -100,6 +96,8 @@ class OpenAIBackend:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.BaseTransport | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        trusted: bool = True,
     ) -> None:
         raw = base_url.strip().strip("\"'")
         if "://" not in raw:
@@ -125,11 +123,12 @@ class OpenAIBackend:
             headers["Authorization"] = f"Bearer {self._secret}"
         import httpx
 
+        options = http_options(f"{base[0]}://", limits, trusted=trusted)
+        options["headers"] = {**options["headers"], **headers}
         self._client = httpx.Client(
-            headers=headers,
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             transport=transport,
-            **plain_http_options(f"{base[0]}://"),
+            **options,
         )
 
     def __repr__(self) -> str:
@@ -203,6 +202,8 @@ class OpenAIBackend:
             return json.loads(response.content)
         except ValueError:
             raise BadReply("a body that is not JSON") from None
+        except RecursionError:
+            raise BadReply("a body nested too deeply to read") from None
 
     def chat(self, model_id: str, messages: Sequence[Message], reply: Reply) -> str:
         """One non-streamed request; fills `reply` and returns the answer's text."""
@@ -249,6 +250,10 @@ class OpenAIBackend:
         except ModelError:
             return ()
 
+    def _said(self, text: str) -> str:
+        """A server's (or client's) words fit for a message: scrubbed of the key, then cut."""
+        return shorten(scrub(text, (self._secret,)))
+
     def _errors(self, model_id: str | None) -> Any:
         """Map every fault of one request to a `ModelError`, scrubbed of the key (the server's
         words may repeat it); Ctrl-C and ORE's own bugs pass through."""
@@ -283,11 +288,11 @@ def _classify(exc: Exception, backend: OpenAIBackend, model_id: str | None) -> M
             "check that --base-url or ORE_BASE_URL points at an OpenAI-compatible API",
         )
     if isinstance(exc, ServerSaid):
-        return ModelError(f"{server} reported an error: {exc}")
+        return ModelError(f"{server} reported an error: {backend._said(str(exc))}")
     if isinstance(exc, Dropped | httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return broke(server)
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-        reason = one_line(str(exc)) or type(exc).__name__
+        reason = backend._said(str(exc)) or type(exc).__name__
         return ServerUnreachable(
             f"cannot reach an OpenAI-compatible server at {address} ({reason}); start it, "
             f"or {_URL_HINT} to where it runs",
@@ -301,7 +306,7 @@ def _classify(exc: Exception, backend: OpenAIBackend, model_id: str | None) -> M
             address=address,
         )
     if isinstance(exc, httpx.HTTPError | OSError):
-        detail = one_line(str(exc)) or "no detail"
+        detail = backend._said(str(exc)) or "no detail"
         return ModelError(f"talking to {server} failed: {type(exc).__name__}: {detail}")
     return None  # anything else is a bug in ORE: let it show
 
@@ -316,7 +321,7 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
         return ModelError(
             f"{server} wants an API key (HTTP {status}); set ORE_API_KEY or OPENAI_API_KEY"
         )
-    detail = error_detail(exc.body)
+    detail = backend._said(error_detail(exc.body))
     if status == 404 and exc.route == _CHAT and model_id and "model" in detail.lower():
         available = backend._available()
         listed = ", ".join(available[:_MAX_LISTED])

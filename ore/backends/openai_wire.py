@@ -1,11 +1,12 @@
 """Reading what an OpenAI-compatible server sends: JSON replies, server-sent event streams and
-error bodies. Pure parsing, no I/O: faults are raised as the private signals below, which
+error bodies (whose text is returned whole: the backend scrubs secrets, then shortens it). Pure parsing, no I/O: faults are raised as the private signals below, which
 `ore.backends.openai` classifies into `ModelError`s.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -24,11 +25,8 @@ __all__ = [
     "check_status",
     "error_detail",
     "loads_event",
-    "one_line",
     "sse_data",
 ]
-
-_MAX_DETAIL = 300
 
 #: Ollama's metadata key -> (where the OpenAI reply has it, its name there, factor). Durations
 #: come only from llama-server's `timings` (milliseconds; Ollama counts nanoseconds).
@@ -100,7 +98,8 @@ class Reply:
         meta: dict[str, Any] = {"backend": "openai"}
         for ours, (source, theirs, scale) in _METADATA.items():
             value = getattr(self, source).get(theirs)
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+            if finite and not isinstance(value, bool):
                 meta[ours] = round(value * scale)
         if self.finish_reason:
             meta["done_reason"] = self.finish_reason
@@ -146,6 +145,8 @@ def loads_event(data: str) -> dict[str, Any]:
         chunk = json.loads(data)
     except ValueError:
         raise BadReply("an event whose data is not JSON") from None
+    except RecursionError:
+        raise BadReply("an event nested too deeply to read") from None
     if not isinstance(chunk, dict):
         raise BadReply("an event that is not a JSON object")
     return chunk
@@ -164,22 +165,22 @@ def _detail_of(data: Any) -> str:
             message = data.get("message") or data.get("detail")
     if not message:
         message = json.dumps(data, ensure_ascii=False)
-    return one_line(message if isinstance(message, str) else json.dumps(message))
+    return _collapse(message if isinstance(message, str) else json.dumps(message))
 
 
 def error_detail(body: bytes) -> str:
     try:
         return _detail_of(json.loads(body))
-    except ValueError:
+    except (ValueError, RecursionError):
         text = body.decode("utf-8", errors="replace")
         if text.lstrip().startswith("<"):
             text = re.sub(r"<[^>]*>", " ", text)
-        return one_line(text) or "no detail"
+        return _collapse(text) or "no detail"
 
 
-def one_line(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+def _collapse(text: str) -> str:
+    """`text` on one line, not cut: the backend scrubs secrets first, then shortens."""
+    return " ".join(text.split())
 
 
 # -- signals: faults found in a reply, classified by the backend ---------------------------------

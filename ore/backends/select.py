@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..errors import NoModels
-from .base import DEFAULT_TIMEOUT, Backend
+from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
 __all__ = [
     "PREFERRED_MODELS",
@@ -80,6 +80,7 @@ def choose_backend(
     base_url: str | None = None,
     *,
     timeout: float | None = None,
+    limits: Limits = DEFAULT_LIMITS,
     env: Mapping[str, str] | None = None,
     recorded_name: str | None = None,
     recorded_url: str | None = None,
@@ -89,8 +90,9 @@ def choose_backend(
     For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
     ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
     `recorded_*` (a replayed artifact's backend) fill in only what flags and environment leave
-    unset, and the key is never sent to an address that came from an artifact alone: an
-    artifact is untrusted data, and must not be able to send the key to a server of its choice.
+    unset, and no credential (an API key, `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an
+    address that came from an artifact alone: an artifact is untrusted data, and must not be
+    able to send a credential to a server of its choice.
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT
@@ -99,12 +101,14 @@ def choose_backend(
     if chosen != "openai":
         from .ollama import OllamaBackend
 
-        host = base_url or (None if environ.get("OLLAMA_HOST") else fallback)
-        return OllamaBackend(host, timeout=seconds)
+        from_artifact = not base_url and not environ.get("OLLAMA_HOST") and fallback is not None
+        host = base_url or (fallback if from_artifact else None)
+        return OllamaBackend(host, timeout=seconds, limits=limits, trusted=not from_artifact)
     from .openai import OpenAIBackend, resolve_base_url
 
     configured = base_url or environ.get("ORE_BASE_URL") or environ.get("OPENAI_BASE_URL")
     if fallback and not (configured and configured.strip()):
-        return OpenAIBackend(fallback, None, timeout=seconds)
+        return OpenAIBackend(fallback, None, timeout=seconds, limits=limits, trusted=False)
     key = environ.get("ORE_API_KEY", "").strip() or environ.get("OPENAI_API_KEY", "")
-    return OpenAIBackend(resolve_base_url(base_url, environ), key or None, timeout=seconds)
+    address = resolve_base_url(base_url, environ)
+    return OpenAIBackend(address, key or None, timeout=seconds, limits=limits)

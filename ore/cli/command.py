@@ -8,14 +8,13 @@ Only click and the small `options`/`console` modules load at start-up, so `ore -
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 import click
 
 from .. import __version__
-from .console import reported
+from .console import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, OutputLost, reported, silence_stdout
 from .options import Options, check_conflicts
 
 __all__ = ["Options", "cli", "main"]
@@ -59,6 +58,19 @@ __all__ = ["Options", "cli", "main"]
     envvar="ORE_TIMEOUT",
     metavar="SECONDS",
     help="Wait at most this long for each piece of an answer (default 300).",
+)
+@click.option(
+    "--max-time",
+    type=float,
+    envvar="ORE_MAX_TIME",
+    metavar="SECONDS",
+    help="Give up on a reply that takes longer than this in all (default 1800).",
+)
+@click.option(
+    "--max-size",
+    envvar="ORE_MAX_SIZE",
+    metavar="SIZE",
+    help="Give up on a reply larger than SIZE bytes (K, M, G suffixes; default 64M).",
 )
 @click.option(
     "--backend",
@@ -151,24 +163,73 @@ def cli(**kwargs: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The `ore` command: `ore graph ...` and `ore schema ...` go to their subcommands."""
+    """The `ore` command: `ore graph ...` and `ore schema ...` go to their subcommands.
+
+    Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 141 stdout's reader went away; stdout is
+    flushed here, so a full or closed stdout is an error line, never a silent success.
+    """
     args = sys.argv[1:] if argv is None else argv
     try:
-        if args[:1] == ["graph"]:
-            from .graph import graph
-
-            graph.main(args[1:], prog_name="ore graph")
-        elif args[:1] == ["schema"]:
-            from .schema import schema
-
-            schema.main(args[1:], prog_name="ore schema")
-        else:
-            cli.main(args, prog_name="ore")
+        code = _dispatch(args)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
-        sys.exit(130)
+        code = EXIT_INTERRUPTED
+    except OutputLost as exc:
+        code = _lost(exc)
+    except OSError as exc:
+        if sys.stdout is None or not _stdout_failed(exc):
+            raise
+        code = _lost(OutputLost(f"cannot write to stdout: {(exc.strerror or str(exc)).lower()}"))
+    sys.exit(_flushed(code))
+
+
+def _dispatch(args: list[str]) -> int:
+    command: click.Command = cli
+    prog = "ore"
+    if args[:1] == ["graph"]:
+        from .graph import graph
+
+        command, args, prog = graph, args[1:], "ore graph"
+    elif args[:1] == ["schema"]:
+        from .schema import schema
+
+        command, args, prog = schema, args[1:], "ore schema"
+    try:
+        command.main(args, prog_name=prog)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+def _stdout_failed(exc: OSError) -> bool:
+    """Whether `exc` (which reached the top) came from writing stdout."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def _lost(exc: OutputLost) -> int:
+    silence_stdout()
+    if exc.quiet:
+        return EXIT_BROKEN_PIPE
+    sys.stderr.write(f"Error: {exc.message}\n")
+    return exc.exit_code
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout before exiting, so its failure is reported instead of ignored."""
+    if sys.stdout is None:
+        return code
+    try:
+        sys.stdout.flush()
     except BrokenPipeError:
-        # The reader went away (`ore ... | head`): not an error of ours; silence the final flush.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(1)
+        return _lost(OutputLost("", quiet=True)) if code == 0 else code
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        lost = _lost(OutputLost(f"cannot write to stdout: {why.lower()}"))
+        return lost if code == 0 else code
+    return code

@@ -1,7 +1,14 @@
 """What ORE writes to the terminal: answers and JSON on stdout, everything else on stderr.
 
-Diagnostics are dimmed and errors coloured only when stderr is a terminal and NO_COLOR is unset;
-stdout is never coloured, so pipes get plain text.
+Diagnostics are dimmed and errors coloured only when stderr is a terminal, `NO_COLOR` is unset or
+empty (no-color.org) and `TERM` is not `dumb`; stdout is never coloured, so pipes get plain text.
+Text from untrusted sources (server messages, skill descriptions, file names, model names) has
+its control characters made visible before it reaches a terminal; the answer itself is written
+byte-exact, since it is what the user asked for.
+
+Writing to stdout can fail (a closed stdout, a full disk, a reader that went away): `out` turns
+that into `OutputLost`, and `reported()` into the shell's convention: a broken pipe is quiet and
+exits 141 (128 + SIGPIPE), anything else is one line and exit 1. Never 0 when output was lost.
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -17,37 +25,117 @@ import click
 
 from ..errors import OreError
 
-__all__ = ["note", "print_json", "report", "reported", "warn"]
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
+    "OutputLost",
+    "note",
+    "out",
+    "print_json",
+    "report",
+    "reported",
+    "silence_stdout",
+    "visible",
+    "warn",
+]
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as shells report a reader that went away
+
+# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class OutputLost(OreError):
+    """stdout could not take what ORE had to write; `quiet` for a broken pipe."""
+
+    def __init__(self, message: str, *, quiet: bool = False) -> None:
+        super().__init__(message)
+        self.quiet = quiet
+
+
+def visible(text: str, keep: str = "") -> str:
+    """`text` with each control character (ESC, BEL, CR, C1, bidi overrides ...) shown as an
+    escape such as `\\x1b`, except those in `keep` (say "\\n\\t" for a table)."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in keep:
+            return char
+        code = ord(char)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _CONTROL.sub(escape, text)
 
 
 def _color() -> bool:
-    return "NO_COLOR" not in os.environ and sys.stderr.isatty()
+    return (
+        not os.environ.get("NO_COLOR")
+        and os.environ.get("TERM") != "dumb"
+        and sys.stderr is not None
+        and sys.stderr.isatty()
+    )
 
 
 def note(text: str) -> None:
-    """A diagnostic line on stderr (dimmed on a terminal unless NO_COLOR is set)."""
+    """A diagnostic line on stderr (dimmed on a colour terminal)."""
+    text = visible(text)
     click.echo(click.style(text, dim=True) if _color() else text, err=True)
 
 
 def warn(message: str) -> None:
     """A warning line on stderr: something was passed over, and the command goes on."""
-    click.echo(f"Warning: {message}", err=True)
+    click.echo(f"Warning: {visible(message)}", err=True)
 
 
 def report(exc: OreError) -> None:
+    """The one line of an error, on stderr."""
     prefix = click.style("Error:", fg="red", bold=True) if _color() else "Error:"
-    click.echo(f"{prefix} {exc.message}", err=True)
+    click.echo(f"{prefix} {visible(exc.message)}", err=True)
+
+
+def out(text: str, *, nl: bool = True) -> None:
+    """Write `text` to stdout now (flushed); `OutputLost` when stdout cannot take it."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputLost("cannot write to stdout: it is closed")
+    try:
+        stream.write(text + "\n" if nl else text)
+        stream.flush()
+    except BrokenPipeError:
+        raise OutputLost("stdout was closed by its reader", quiet=True) from None
+    except (OSError, ValueError) as exc:  # ValueError: a closed file object
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputLost(f"cannot write to stdout: {why.lower()}") from None
+
+
+def print_json(data: Any) -> None:
+    out(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 @contextlib.contextmanager
 def reported() -> Iterator[None]:
-    """Turn an OreError into one line on stderr and its exit code; nothing reaches stdout."""
+    """Turn an OreError into one line on stderr and its exit code; nothing reaches stdout.
+    Ctrl-C exits 130 with no traceback; lost output exits as the module docstring says."""
     try:
         yield
+    except OutputLost as exc:
+        silence_stdout()
+        if not exc.quiet:
+            report(exc)
+        code = EXIT_BROKEN_PIPE if exc.quiet else exc.exit_code
+        raise click.exceptions.Exit(code) from exc
     except OreError as exc:
         report(exc)
         raise click.exceptions.Exit(exc.exit_code) from exc
-
-
-def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    except KeyboardInterrupt:
+        click.echo("", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None

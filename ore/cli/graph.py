@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .console import reported
+from .console import out, reported, visible
 
 if TYPE_CHECKING:
     from ..graph import CodeGraph
@@ -50,11 +50,11 @@ def _open(root: str) -> CodeGraph:
 
 def _emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
     if as_json:
-        click.echo(json.dumps(data, indent=1, ensure_ascii=False))
+        out(json.dumps(data, indent=1, ensure_ascii=False))
     elif empty is not None and not data:
-        click.echo(empty)
+        out(visible(empty))
     else:
-        click.echo(text())
+        out(visible(text(), keep="\n\t"))
 
 
 @click.group(name="graph")
@@ -273,7 +273,7 @@ def export(fmt: str, root: str, as_json: bool) -> None:
     if as_json and fmt != "json":
         raise click.UsageError("--json goes with --format json only")
     with reported():
-        click.echo(render_export(_open(root), fmt))
+        out(render_export(_open(root), fmt))
 
 
 if __name__ == "__main__":

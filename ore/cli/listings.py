@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import click
-
-from .console import note, warn
+from .console import note, out, visible, warn
 from .options import Options
 
 __all__ = ["list_models", "list_sessions", "list_skills", "list_tools"]
@@ -20,9 +18,9 @@ def list_sessions() -> None:
         return
     for info in infos:
         if info.problem is not None:
-            click.echo(f"{info.name}\tunreadable: {info.problem}")
+            out(f"{info.name}\tunreadable: {visible(info.problem)}")
         else:
-            click.echo(f"{info.name}\t{info.message_count} messages\t{info.id}")
+            out(f"{info.name}\t{info.message_count} messages\t{visible(info.id or '')}")
 
 
 def list_models(o: Options) -> None:
@@ -36,7 +34,7 @@ def list_models(o: Options) -> None:
         raise no_models(backend.address, backend.name)
     chosen = default_model(models)
     for name in models:
-        click.echo(name + ("\t(default)" if name == chosen else ""))
+        out(visible(name) + ("\t(default)" if name == chosen else ""))
 
 
 def list_tools() -> None:
@@ -45,7 +43,7 @@ def list_tools() -> None:
 
     for name in sorted(TOOL_REGISTRY):
         tool = TOOL_REGISTRY[name]
-        click.echo(f"{name}\t{','.join(tool.permissions) or 'none'}\t{tool.description}")
+        out(f"{name}\t{','.join(tool.permissions) or 'none'}\t{tool.description}")
 
 
 def list_skills() -> None:
@@ -56,4 +54,4 @@ def list_skills() -> None:
     if not catalog.skills:
         note("no skills found in " + ", ".join(str(r) for r in skill_roots()))
     for meta in catalog.skills.values():
-        click.echo(f"{meta.name}\t{meta.description}")
+        out(f"{visible(meta.name)}\t{visible(meta.description)}")

@@ -3,6 +3,7 @@ that carry structured values (`--tool-arg KEY=VALUE`, `--grant PERM`)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -11,7 +12,7 @@ import click
 
 from ..errors import ToolArgError, ToolError
 
-__all__ = ["Options", "check_conflicts", "parse_grants", "parse_tool_args"]
+__all__ = ["Options", "check_conflicts", "parse_grants", "parse_size", "parse_tool_args"]
 
 _ARG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
@@ -35,6 +36,8 @@ class Options(NamedTuple):
     as_json: bool
     dry_run: bool
     timeout: float | None
+    max_time: float | None
+    max_size: str | None
     backend: str | None
     base_url: str | None
     tool: str | None
@@ -96,8 +99,14 @@ def check_conflicts(o: Options) -> None:
         raise click.UsageError("--skill-resource needs --skill NAME.")
     if not 0.0 <= o.route_threshold <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
-    if o.timeout is not None and o.timeout <= 0:
+    if o.timeout is not None and not (math.isfinite(o.timeout) and o.timeout > 0):
         raise click.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    if o.max_time is not None and not (math.isfinite(o.max_time) and o.max_time > 0):
+        raise click.BadParameter("must be a positive number of seconds", param_hint="--max-time")
+    if o.max_size is not None:
+        parse_size(o.max_size)
+    if o.artifact_in is not None and not o.artifact_in.strip():
+        raise click.BadParameter("give a path, or '-' for stdin", param_hint="--artifact-in")
 
 
 def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
@@ -141,3 +150,17 @@ def parse_grants(values: Iterable[str]) -> frozenset[str]:
             )
         granted.add(value)
     return frozenset(granted)
+
+
+_SIZE = re.compile(r"\s*([0-9]+)\s*([KMG]?)(?:i?B)?\s*", re.IGNORECASE)
+
+
+def parse_size(value: str) -> int:
+    """`--max-size`: a whole number of bytes, with an optional K, M or G suffix (powers of 1024)."""
+    match = _SIZE.fullmatch(value)
+    if match is None or int(match.group(1)) == 0:
+        raise click.BadParameter(
+            f"{value!r} is not a size: use bytes, or a number with K, M or G (e.g. 64M)",
+            param_hint="--max-size",
+        )
+    return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2).upper()]

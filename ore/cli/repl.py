@@ -8,12 +8,15 @@ history (readline), or from a pipe one per line, so scripts and tests drive the 
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
 from ..errors import ModelNotFound, NoModels, OreError, ServerUnreachable
+from .console import OutputLost
 
 __all__ = ["EXIT_COMMANDS", "read_lines", "run_repl"]
 
@@ -29,6 +32,8 @@ def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
         import readline
     except ImportError:  # pragma: no cover - readline is missing on some builds
         readline = None  # type: ignore[assignment]
+    if history is not None and not _regular_or_missing(history):
+        history = None  # a FIFO or device there would block readline: no history this time
     if readline is not None and history is not None:
         with contextlib.suppress(OSError):
             readline.read_history_file(history)
@@ -51,6 +56,15 @@ def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
                 readline.write_history_file(history)
             except OSError:
                 pass
+
+
+def _regular_or_missing(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool) -> Iterator[str]:
@@ -98,6 +112,8 @@ def run_repl(
             sys.stdout.write("\n")
             sys.stdout.flush()
             sys.stderr.write("(reply cancelled; the session is as it was before this turn)\n")
+        except OutputLost:
+            raise  # stdout is gone: nothing more can be shown, so the REPL ends (reported())
         except (ServerUnreachable, ModelNotFound, NoModels) as exc:
             report(exc)
             return exc.exit_code

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..artifacts import ARTIFACT_VERSION, SUPPORTED_VERSIONS, schema_text
+from .console import out, reported
 
 __all__ = ["schema"]
 
@@ -31,4 +32,5 @@ def artifact(version: str) -> None:
       ore schema artifact > ore.exec.v2.schema.json
       ore schema artifact --version v1
     """
-    click.echo(schema_text(version), nl=False)
+    with reported():
+        out(schema_text(version), nl=False)

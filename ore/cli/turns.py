@@ -19,9 +19,9 @@ import click
 
 from .. import __version__
 from ..errors import OreError
-from .console import note, print_json, report
+from .console import OutputLost, note, out, print_json, report
 from .context import gather, plan_context
-from .options import Options
+from .options import Options, parse_size
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
@@ -53,12 +53,17 @@ class Display:
 
 def backend_for(o: Options, recorded: tuple[str, str | None] | None = None) -> Backend:
     """The backend the flags (and environment) name; see `ore.backends.select.choose_backend`."""
-    from ..backends import choose_backend
+    from ..backends import DEFAULT_LIMITS, Limits, choose_backend
 
     name, url = recorded if recorded is not None else (None, None)
-    return choose_backend(
-        o.backend, o.base_url, timeout=o.timeout, recorded_name=name, recorded_url=url
+    limits = Limits(
+        max_seconds=o.max_time or DEFAULT_LIMITS.max_seconds,
+        max_bytes=parse_size(o.max_size) if o.max_size else DEFAULT_LIMITS.max_bytes,
     )
+    return choose_backend(
+        o.backend, o.base_url, timeout=o.timeout, limits=limits, recorded_name=name,
+        recorded_url=url,
+    )  # fmt: skip
 
 
 def _system(o: Options) -> str | None:
@@ -99,9 +104,19 @@ def _store() -> FileSessionStore:
 # -- executing and showing one turn --------------------------------------------------------------
 
 
-def _on_token(token: str) -> None:
-    sys.stdout.write(token)
-    sys.stdout.flush()
+class _Stdout:
+    """Where a streamed answer goes: stdout, until it fails; the turn goes on regardless, so a
+    failed stdout never costs the answer (the session still gets it)."""
+
+    def __init__(self) -> None:
+        self.lost: OutputLost | None = None
+
+    def write(self, text: str) -> None:
+        if self.lost is None:
+            try:
+                out(text, nl=False)
+            except OutputLost as exc:
+                self.lost = exc
 
 
 def _verbose(turn: Turn) -> None:
@@ -119,8 +134,9 @@ def _execute(
     *,
     system: str | None,
     display: Display,
+    stdout: _Stdout,
 ) -> Turn:
-    """The one place a turn is executed and its answer shown (streamed or whole)."""
+    """The one place a turn is executed (streamed to `stdout` when the display says so)."""
     from ..core import execute
 
     turn = execute(
@@ -130,16 +146,27 @@ def _execute(
         ctx.skills,
         reasoner=reasoner,
         system=system,
-        on_token=_on_token if display.stream else None,
+        on_token=stdout.write if display.stream else None,
     )
-    if display.show:
-        if display.stream:
-            click.echo("" if turn.response.content.endswith("\n") else "\n", nl=False)
-        else:
-            click.echo(turn.response.content)
     if display.verbose:
         _verbose(turn)
     return turn
+
+
+def _deliver(turn: Turn, display: Display, stdout: _Stdout, *, kept: str = "") -> None:
+    """Show the answer (its end, when it was streamed); `OutputLost` if stdout failed at any
+    point, saying what was kept of the turn (`kept`), since the answer did not arrive."""
+    try:
+        if stdout.lost is None and display.show:
+            if display.stream:
+                out("" if turn.response.content.endswith("\n") else "\n", nl=False)
+            else:
+                out(turn.response.content)
+    except OutputLost as exc:
+        stdout.lost = exc
+    if stdout.lost is not None:
+        lost = stdout.lost
+        raise OutputLost(lost.message + kept, quiet=lost.quiet) from None
 
 
 def _user(prompt: str) -> list[Message]:
@@ -190,16 +217,26 @@ def single_turn(o: Options) -> None:
     ctx = gather(prompt, plan)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
-    turn = _execute(reasoner, _user(prompt), session, ctx, system=_system(o), display=Display.of(o))
+    display, stdout = Display.of(o), _Stdout()
+    turn = _execute(
+        reasoner, _user(prompt), session, ctx, system=_system(o), display=display, stdout=stdout
+    )
+    kept = ""
     if name is not None and turn.session is not None and session is not None:
         _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
-    if o.as_json:
-        out = turn.response.to_dict()
-        if ctx.routing is not None:
-            out["routing"] = ctx.routing.to_dict()
-        print_json(out)
+        kept = f"; the turn is saved in session '{name}'"
+    artifact = None
     if o.artifact_out is not None:
-        _write_artifact(o, turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
+        artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
+        kept += _write_artifact_file(o, artifact)
+    _deliver(turn, display, stdout, kept=kept)
+    if o.as_json:
+        out_json = turn.response.to_dict()
+        if ctx.routing is not None:
+            out_json["routing"] = ctx.routing.to_dict()
+        print_json(out_json)
+    if artifact is not None and o.artifact_out == "-":
+        _write_artifact_stdout(o, artifact)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -213,8 +250,7 @@ def _check_artifact_out(dest: str | None) -> None:
         check_destination(dest)
 
 
-def _write_artifact(
-    o: Options,
+def _artifact(
     turn: Turn,
     backend: Backend,
     *,
@@ -223,14 +259,13 @@ def _write_artifact(
     ctx: TurnContext | None = None,
     parent: ExecutionArtifact | None = None,
     relation: Relation | None = None,
-) -> None:
-    """Write the turn's artifact to --artifact-out (stdout for '-', else atomically to a file)."""
-    from ..artifacts import BackendInfo, build_artifact, write_artifact
+) -> ExecutionArtifact:
+    """The turn as an execution artifact."""
+    from ..artifacts import BackendInfo, build_artifact
     from ..types import TurnContext
 
-    assert o.artifact_out is not None
     ctx = ctx if ctx is not None else TurnContext()
-    artifact = build_artifact(
+    return build_artifact(
         turn,
         prompt=prompt,
         model_id=model_id,
@@ -241,7 +276,23 @@ def _write_artifact(
         parent=parent,
         relation=relation,
     )
+
+
+def _write_artifact_file(o: Options, artifact: ExecutionArtifact) -> str:
+    """Write the artifact to --artifact-out PATH (atomically); say so, for an error message.
+    `--artifact-out -` is written last, to stdout, by `_write_artifact_stdout`."""
+    from ..artifacts import write_artifact
+
+    if o.artifact_out in (None, "-"):
+        return ""
     write_artifact(artifact, o.artifact_out, version=o.artifact_version)
+    return f"; the artifact is written to {o.artifact_out}"
+
+
+def _write_artifact_stdout(o: Options, artifact: ExecutionArtifact) -> None:
+    from ..artifacts import dumps_artifact
+
+    out(dumps_artifact(artifact, o.artifact_version), nl=False)
 
 
 def artifact_turn(o: Options) -> None:
@@ -276,15 +327,23 @@ def artifact_turn(o: Options) -> None:
     recorded = parent.backend if plan.relation == "replay" else None
     backend = backend_for(o, (recorded.name, recorded.base_url) if recorded else None)
     reasoner = backend.reasoner(model)
-    display = Display.of(o)
-    turn = _execute(reasoner, plan.messages, None, ctx, system=plan.system, display=display)
-    if o.as_json:
-        print_json(turn.response.to_dict())
+    display, stdout = Display.of(o), _Stdout()
+    turn = _execute(
+        reasoner, plan.messages, None, ctx, system=plan.system, display=display, stdout=stdout
+    )
+    artifact = None
+    kept = ""
     if o.artifact_out is not None:
-        _write_artifact(
-            o, turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
+        artifact = _artifact(
+            turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
             relation=plan.relation,
         )  # fmt: skip
+        kept = _write_artifact_file(o, artifact)
+    _deliver(turn, display, stdout, kept=kept)
+    if o.as_json:
+        print_json(turn.response.to_dict())
+    if artifact is not None and o.artifact_out == "-":
+        _write_artifact_stdout(o, artifact)
 
 
 def _open_session(o: Options, *, create: bool = True) -> Session:
@@ -324,12 +383,18 @@ def repl(o: Options) -> int:
     def turn(line: str) -> None:
         current = state["session"]
         ctx = gather(line, plan)
-        result = _execute(reasoner, _user(line), current, ctx, system=system, display=display)
+        stdout = _Stdout()
+        result = _execute(
+            reasoner, _user(line), current, ctx, system=system, display=display, stdout=stdout
+        )
+        kept = ""
         if current is not None and result.session is not None:
             if name is not None:
                 new = result.session.messages[len(current.messages) :]
                 _store().append(name, new, session_id=current.id)
+                kept = f"; the turn is saved in session '{name}'"
             state["session"] = result.session
+        _deliver(result, display, stdout, kept=kept)
 
     interactive_terminal = sys.stdin.isatty()
     if interactive_terminal:
