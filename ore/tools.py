@@ -19,13 +19,13 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import _fs
 from .errors import OreError, ToolArgError, ToolError
 from .gate import PERMISSIONS
 from .types import ToolResult
@@ -250,8 +250,9 @@ def read_file_tool(limit: int = READ_FILE_LIMIT) -> Tool:
     a `root` argument is given on the command line). Needs `filesystem-read`.
 
     The path is resolved with every symlink followed, and refused when the result lies outside
-    the root; directories, devices, FIFOs and binary files are refused; at most `limit` bytes
-    are injected, and the output says when it was cut.
+    the root; it is then opened race-free (`ore._fs.open_inside`: a folder swapped for a symlink
+    meanwhile is refused, never followed); directories, devices, FIFOs and binary files are
+    refused; at most `limit` bytes are injected, and the output says when it was cut.
     """
 
     def handler(args: Mapping[str, Any]) -> ToolResult:
@@ -276,46 +277,49 @@ def _tool_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Path:
     try:
         root = Path(root_arg or os.getcwd()).resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise fail(f"root {root_arg!r} cannot be used: {_reason(exc)}") from exc
+        raise fail(f"root {root_arg!r} cannot be used: {_fs.os_error_words(exc)}") from exc
     return root
 
 
 def _inside(
     fail: Callable[[str], ToolError], root: Path, path: str, *, strict: bool = True
 ) -> Path:
-    """`path` (relative to `root`, or absolute) resolved with every symlink followed; refused
-    unless the result lies inside `root`. With `strict=False` the path need not exist yet."""
-    if "\0" in path:
-        raise fail("the path contains a NUL character")
+    """`_fs.resolve_inside` (symlinks followed, refused unless inside `root`; with
+    `strict=False` the path need not exist yet), its refusals as one-line `ToolError`s."""
     try:
-        target = (root / path).resolve(strict=strict)
-    except FileNotFoundError as exc:
-        raise fail(f"no such file: {path}") from exc
-    except (OSError, RuntimeError) as exc:
-        raise fail(f"cannot read {path}: {_reason(exc)}") from exc
-    if not target.is_relative_to(root):
-        raise fail(f"refused: {path} resolves outside the allowed folder {root}")
-    return target
+        return _fs.resolve_inside(root, path, strict=strict)
+    except OSError as exc:
+        raise _refusal(fail, root, path, exc) from exc
+    except ValueError as exc:  # a NUL in the path
+        raise fail(str(exc)) from exc
+
+
+def _refusal(fail: Callable[[str], ToolError], root: Path, path: str, exc: OSError) -> ToolError:
+    if isinstance(exc, FileNotFoundError):
+        return fail(f"no such file: {path}")
+    if isinstance(exc, _fs.OutsideRoot):
+        return fail(f"refused: {path} resolves outside the allowed folder {root}")
+    if isinstance(exc, _fs.NotRegularFile):
+        return fail(f"refused: {path} is not a regular file")
+    return fail(f"cannot read {path}: {_fs.os_error_words(exc)}")
 
 
 def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
     fail = _failer("read-file")
     root = _tool_root(fail, root_arg)
     target = _inside(fail, root, path)
-    # O_NOFOLLOW and O_NONBLOCK: a path swapped for a symlink after resolving is refused, and
-    # a FIFO cannot make us wait forever; fstat then decides on the file we actually opened.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(target, flags)
+        fd = _fs.open_inside(root, str(target))
     except OSError as exc:
-        raise fail(f"cannot read {path}: {_reason(exc)}") from exc
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
+        raise _refusal(fail, root, path, exc) from exc
+    try:
+        size = os.fstat(fd).st_size
+        data = _fs.read_fd(fd, limit=limit)
+    except OSError as exc:
+        raise _refusal(fail, root, path, exc) from exc
+    finally:
         os.close(fd)
-        raise fail(f"refused: {path} is not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(limit + 1)
-    truncated = len(data) > limit or info.st_size > limit
+    truncated = len(data) > limit or size > limit
     data = data[:limit]
     if b"\0" in data:
         raise fail(f"refused: {path} looks like a binary file (it contains NUL bytes)")
@@ -324,7 +328,7 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
     except UnicodeDecodeError as exc:
         raise fail(f"refused: {path} looks like a binary file (it is not UTF-8 text)") from exc
     shown = target.relative_to(root).as_posix()
-    size = max(info.st_size, len(data))
+    size = max(size, len(data))
     output = f"File: {shown} ({size} bytes)\n{text}"
     if truncated:
         output += f"\n[read-file: truncated to the first {limit} of {size} bytes]"
@@ -334,12 +338,6 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
 
 def _failer(tool: str) -> Callable[[str], ToolError]:
     return lambda message: ToolError(f"tool '{tool}': {message}", tool=tool)
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc) or type(exc).__name__
 
 
 # -- the registry ------------------------------------------------------------------------------
