@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _fs
 from .errors import SkillError
 from .types import ActiveSkill, SkillMetadata
 
@@ -68,7 +68,7 @@ _CLOSE = re.compile(rb"^---[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 
 def _read_head(path: Path) -> bytes:
     """The frontmatter's bytes, read in small chunks up to the closing `---` and no further."""
-    fd = _open_regular(path)
+    fd = _open(path)
     try:
         buf = b""
         while True:
@@ -91,16 +91,19 @@ def _read_head(path: Path) -> bytes:
         os.close(fd)
 
 
-def _open_regular(path: Path) -> int:
-    """A read-only descriptor of a regular file (O_NONBLOCK: a FIFO cannot make us wait)."""
+def _open(path: Path) -> int:
+    """`_fs.open_regular` (a FIFO or device is refused, never waited on; a SKILL.md symlink is
+    followed, as a skill folder may be assembled from links), failures as `SkillError`."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return _fs.open_regular(path, follow_symlinks=True)
     except OSError as exc:
-        raise SkillError(f"it cannot be read: {_reason(exc)}") from exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise SkillError("it is not a regular file")
-    return fd
+        raise _unreadable(exc) from exc
+
+
+def _unreadable(exc: OSError) -> SkillError:
+    if isinstance(exc, _fs.NotRegularFile):
+        return SkillError("it is not a regular file")
+    return SkillError(f"it cannot be read: {_fs.os_error_words(exc)}")
 
 
 def _split(data: bytes) -> tuple[str, str]:
@@ -403,7 +406,7 @@ def activate(meta: SkillMetadata, resources: Iterable[str] = ()) -> ActiveSkill:
     """
     skill_md = Path(meta.path) / "SKILL.md"
     try:
-        _, body = _split(_read_capped(skill_md, SKILL_LIMIT))
+        _, body = _split(_capped(_open(skill_md), SKILL_LIMIT))
     except SkillError as exc:
         raise SkillError(
             f"skill '{meta.name}': {skill_md}: {exc.message}", skill=meta.name
@@ -420,6 +423,9 @@ def read_resource(meta: SkillMetadata, name: str) -> tuple[str, str]:
 
     `name` is `references/x.md` (or `assets/...`, `resources/...`) or a bare file name looked
     up in those folders in that order.
+
+    The file is opened race-free (`ore._fs.open_inside`): a folder swapped for a symlink after
+    the check is refused, never followed.
 
     :raises SkillError: for a name that leaves the skill folder, a symlink pointing outside it,
         a missing, binary or too large file.
@@ -441,18 +447,22 @@ def read_resource(meta: SkillMetadata, name: str) -> tuple[str, str]:
         [folder.joinpath(*parts)] if len(parts) > 1 else [folder / d / name for d in RESOURCE_DIRS]
     )
     for candidate in candidates:
+        rel = candidate.relative_to(folder).as_posix()
         try:
-            resolved = candidate.resolve(strict=True)
-        except (OSError, RuntimeError):
+            fd = _fs.open_inside(folder, rel)
+        except (FileNotFoundError, NotADirectoryError):
             continue
-        if not resolved.is_relative_to(folder):
+        except _fs.OutsideRoot as exc:
             raise SkillError(
                 f"refused resource {name[:80]!r}: it points outside the skill folder",
                 skill=meta.name,
-            )
-        rel = candidate.relative_to(folder).as_posix()
+            ) from exc
+        except OSError as exc:
+            raise SkillError(
+                f"refused resource {rel}: {_unreadable(exc).message}", skill=meta.name
+            ) from exc
         try:
-            data = _read_capped(resolved, RESOURCE_LIMIT)
+            data = _capped(fd, RESOURCE_LIMIT)
             if b"\0" in data:
                 raise SkillError("it is a binary file")
             return rel, _decode(data)
@@ -476,13 +486,14 @@ def list_resources(meta: SkillMetadata) -> tuple[str, ...]:
     return tuple(names[:200])
 
 
-def _read_capped(path: Path, limit: int) -> bytes:
-    with os.fdopen(_open_regular(path), "rb") as f:
-        data = f.read(limit + 1)
+def _capped(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from `fd`, which is closed; `SkillError` if there are more."""
+    try:
+        data = _fs.read_fd(fd, limit=limit)
+    except OSError as exc:
+        raise _unreadable(exc) from exc
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise SkillError(f"it is larger than {limit // 1024} KiB")
     return data
-
-
-def _reason(exc: OSError) -> str:
-    return (exc.strerror or str(exc)).lower()

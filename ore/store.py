@@ -5,8 +5,8 @@ pretty UTF-8 JSON with a trailing newline; never a system message. The guarantee
 
 - Append-only: saving appends this turn to what is on disk now, under an exclusive `flock` on
   `<name>.json.lock`, so concurrent writers lose no turn and never rewrite one another's.
-- Atomic: temp file in the same directory, fsync, `os.replace`, fsync of the directory. The
-  directory is created 0o700, files are written 0o600.
+- Atomic (`ore._fs.atomic_write`): temp file in the same directory, fsync, rename, fsync of the
+  directory. The directory is created 0o700, files are written 0o600.
 - Names are 1-100 of `A-Za-z0-9._-`, not starting with `.`, without `..`: never a path elsewhere.
 - A corrupt or unreadable file is reported with its path and never written, not even by append.
 """
@@ -16,13 +16,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ._fs import NotRegularFile, atomic_write, open_regular, os_error_words, read_fd
 from .errors import DataError, StoreError
 from .types import Message, Session
 
@@ -186,7 +186,7 @@ class FileSessionStore:
                 raise self._missing(name) from None
             except OSError as exc:
                 raise StoreError(
-                    f"cannot delete session file {path} ({_why(exc)}); remove it by hand",
+                    f"cannot delete session file {path} ({os_error_words(exc)}); remove it by hand",
                     path=str(path),
                 ) from exc
             # Safe while held: a waiter on this lock file sees it is gone and takes a fresh one.
@@ -204,7 +204,7 @@ class FileSessionStore:
 
     def _write_error(self, what: Path, exc: OSError) -> StoreError:
         return StoreError(
-            f"cannot write {what} ({_why(exc)}); check that {self.root} is a writable directory "
+            f"cannot write {what} ({os_error_words(exc)}); check that {self.root} is a writable directory "
             "with free space",
             path=str(what),
         )
@@ -253,32 +253,10 @@ class FileSessionStore:
                 "continue in a new one with --save-session",
                 path=str(path),
             )
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-        created = False
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            created = True
-            with open(fd, "wb") as handle:
-                handle.write(blob)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-            created = False
-        except BaseException as exc:
-            if created:
-                with suppress(OSError):
-                    os.unlink(tmp)
-            if isinstance(exc, OSError):
-                raise self._write_error(path, exc) from exc
-            raise
-        # Make the rename itself durable. Some filesystems refuse to fsync a directory; the
-        # file is already in place then, so that is not worth failing the turn for.
-        with suppress(OSError):
-            dir_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+            atomic_write(path, blob)
+        except OSError as exc:
+            raise self._write_error(path, exc) from exc
 
     def list(self) -> list[SessionInfo]:
         """Every saved session, sorted by name; unreadable ones are listed with their `problem`."""
@@ -288,7 +266,7 @@ class FileSessionStore:
             return []
         except OSError as exc:
             raise StoreError(
-                f"cannot list sessions in {self.root} ({_why(exc)}); fix its permissions",
+                f"cannot list sessions in {self.root} ({os_error_words(exc)}); fix its permissions",
                 path=str(self.root),
             ) from exc
         infos = []
@@ -322,10 +300,6 @@ def default_store() -> FileSessionStore:
     return FileSessionStore(ore_home() / "sessions")
 
 
-def _why(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
 def _corrupt(path: Path, why: str) -> StoreError:
     return StoreError(f"session file {path} is corrupt ({why}); fix or move it", path=str(path))
 
@@ -333,32 +307,27 @@ def _corrupt(path: Path, why: str) -> StoreError:
 def _read(path: Path) -> Any:
     """The JSON value in `path`, or None if there is no such file. Never writes anything."""
     try:
-        # O_NONBLOCK: a FIFO planted at the path must not hang us; it is refused below.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_regular(path, follow_symlinks=True)  # a FIFO is refused, never waited on
     except FileNotFoundError:
         return None
+    except NotRegularFile as exc:
+        raise _corrupt(path, "it is a directory" if exc.is_dir else "not a regular file") from exc
     except OSError as exc:
         raise StoreError(
-            f"session file {path} cannot be read ({_why(exc)}); fix its permissions or move it",
+            f"session file {path} cannot be read ({os_error_words(exc)}); "
+            "fix its permissions or move it",
             path=str(path),
         ) from exc
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            why = "it is a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            raise _corrupt(path, why)
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 20):
-            size += len(chunk)
-            if size > MAX_SESSION_BYTES:
-                raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
-            chunks.append(chunk)
+        data = read_fd(fd, limit=MAX_SESSION_BYTES)
     except OSError as exc:
-        raise _corrupt(path, _why(exc)) from exc
+        raise _corrupt(path, os_error_words(exc)) from exc
     finally:
         os.close(fd)
+    if len(data) > MAX_SESSION_BYTES:
+        raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
     try:
-        return json.loads(b"".join(chunks).decode("utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep

@@ -404,6 +404,12 @@ def test_a_missing_file_a_directory_and_an_oversized_file_are_refused(tmp_path: 
         read_artifact(big)
 
 
+def test_a_fifo_given_as_an_artifact_file_is_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(ArtifactError, match=r"not a regular file \(a FIFO\); pipe it in with"):
+        read_artifact(tmp_path / "pipe")  # without O_NONBLOCK this would wait for a writer
+
+
 def test_an_artifact_file_is_read(tmp_path: Path) -> None:
     path = tmp_path / "a.json"
     path.write_text(json.dumps(upstream_v1()), encoding="utf-8")

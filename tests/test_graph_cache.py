@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
 
 from ore.errors import GraphError
 from ore.graph import load_index, open_graph
-from ore.graph.cache import cache_path
+from ore.graph.cache import cache_path, read_cache
 from ore.graph.extract import MAX_BYTES
 
 
@@ -101,6 +103,20 @@ def test_cache_write_is_atomic_and_leaves_no_temp_files(tmp_path: Path) -> None:
     open_graph(root, jobs=1)
     folder = cache_path(root.resolve()).parent
     assert [p.name for p in folder.iterdir()] == [cache_path(root.resolve()).name]
+
+
+def test_a_fifo_at_the_cache_path_reads_as_no_cache_and_never_hangs(tmp_path: Path) -> None:
+    root = tree(tmp_path, BASE)
+    target = cache_path(root.resolve())
+    target.parent.mkdir(parents=True)
+    os.mkfifo(target)
+    box: list[object] = []
+    worker = threading.Thread(target=lambda: box.append(read_cache(root.resolve())), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive() and box == [None]
+    g = open_graph(root, jobs=1)  # rebuilds; writing the cache into a FIFO nobody reads fails
+    assert len(g.files) == 3 and stat.S_ISFIFO(os.lstat(target).st_mode)
 
 
 def test_parallel_parse_matches_serial(tmp_path: Path) -> None:

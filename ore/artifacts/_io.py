@@ -6,12 +6,11 @@ Hostile input (missing, too large, empty, binary, not JSON, the wrong shape) bec
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import tempfile
 
+from .._fs import NotRegularFile, atomic_write, os_error_words, read_regular, writes_through
 from ..errors import ArtifactError
 from ._contract import ExecutionArtifact
 from ._schema import check, where
@@ -60,18 +59,21 @@ def read_artifact(source: str | os.PathLike[str]) -> ExecutionArtifact:
             )
         data = stream.read(MAX_ARTIFACT_BYTES + 1)
     else:
-        path = os.fspath(source)
         try:
-            if os.path.isdir(path):
-                raise ArtifactError(f"{name} is a directory, not an artifact file")
-            with open(path, "rb") as f:
-                data = f.read(MAX_ARTIFACT_BYTES + 1)
+            # A symlink to an artifact is fine; a FIFO or device is refused, never waited on.
+            data = read_regular(source, limit=MAX_ARTIFACT_BYTES, follow_symlinks=True)
         except FileNotFoundError:
             raise ArtifactError(
                 f"{name} does not exist; give the path of a file written by --artifact-out"
             ) from None
+        except NotRegularFile as exc:
+            if exc.is_dir:
+                raise ArtifactError(f"{name} is a directory, not an artifact file") from None
+            raise ArtifactError(
+                f"cannot read {name}: it {os_error_words(exc)}; pipe it in with --artifact-in -"
+            ) from None
         except OSError as exc:
-            raise ArtifactError(f"cannot read {name}: {exc.strerror or exc}") from None
+            raise ArtifactError(f"cannot read {name}: {os_error_words(exc)}") from None
     return parse_artifact(data, source=str(source))
 
 
@@ -124,8 +126,8 @@ def dumps_artifact(artifact: ExecutionArtifact, version: str | None = None) -> s
 def check_destination(dest: str | os.PathLike[str]) -> None:
     """Fail early (before any model call) when `dest` cannot receive an artifact file."""
     path = os.fspath(dest)
-    if path == "-":
-        return
+    if path == "-" or writes_through(path):
+        return  # a FIFO or device (/dev/null, /dev/stdout) is written through, not replaced
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ArtifactError(f"cannot write the artifact to '{path}': it is a directory")
@@ -142,9 +144,10 @@ def check_destination(dest: str | os.PathLike[str]) -> None:
 def write_artifact(
     artifact: ExecutionArtifact, dest: str | os.PathLike[str], *, version: str | None = None
 ) -> None:
-    """Write the artifact to stdout ("-") or atomically to a file (temp file, fsync, rename).
+    """Write the artifact to stdout ("-") or atomically to a file (`ore._fs.atomic_write`).
 
-    A reader of the file sees either the previous content or the whole new artifact, never half.
+    A reader of the file sees either the previous content or the whole new artifact, never half;
+    a FIFO or device at `dest` is written through, never replaced.
     """
     text = dumps_artifact(artifact, version)
     path = os.fspath(dest)
@@ -153,35 +156,9 @@ def write_artifact(
         sys.stdout.flush()
         return
     check_destination(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
-        os.replace(tmp, path)
-        tmp = None
-        _fsync_dir(directory)
+        atomic_write(path, text.encode("utf-8"), mode=None)  # normal permissions, as cp gives
     except OSError as exc:
         raise ArtifactError(
-            f"cannot write the artifact to '{path}': {exc.strerror or exc}"
+            f"cannot write the artifact to '{path}': {os_error_words(exc)}"
         ) from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _fsync_dir(directory: str) -> None:
-    # Make the rename durable; some filesystems refuse to fsync a directory, which is fine.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

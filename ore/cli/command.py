@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from .._fs import os_error_words
 from .console import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, OutputLost, reported, silence_stdout
 from .options import Options, check_conflicts
 
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         if sys.stdout is None or not _stdout_failed(exc):
             raise
-        code = _lost(OutputLost(f"cannot write to stdout: {(exc.strerror or str(exc)).lower()}"))
+        code = _lost(OutputLost(f"cannot write to stdout: {os_error_words(exc).lower()}"))
     sys.exit(_flushed(code))
 
 
@@ -229,7 +230,6 @@ def _flushed(code: int) -> int:
     except BrokenPipeError:
         return _lost(OutputLost("", quiet=True)) if code == 0 else code
     except (OSError, ValueError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        lost = _lost(OutputLost(f"cannot write to stdout: {why.lower()}"))
+        lost = _lost(OutputLost(f"cannot write to stdout: {os_error_words(exc).lower()}"))
         return lost if code == 0 else code
     return code

@@ -23,6 +23,7 @@ from typing import Any
 
 import click
 
+from .. import _fs
 from ..errors import OreError
 
 __all__ = [
@@ -105,8 +106,7 @@ def out(text: str, *, nl: bool = True) -> None:
     except BrokenPipeError:
         raise OutputLost("stdout was closed by its reader", quiet=True) from None
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise OutputLost(f"cannot write to stdout: {why.lower()}") from None
+        raise OutputLost(f"cannot write to stdout: {_fs.os_error_words(exc).lower()}") from None
 
 
 def print_json(data: Any) -> None:

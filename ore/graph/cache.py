@@ -4,8 +4,9 @@ Format: a magic line, a blake2b checksum of the payload, then the payload in `ma
 tuples, strings and numbers: loading it is several times faster than JSON, which is what keeps a
 warm query cheap). The checksum is verified before `marshal` sees a byte, so a truncated or
 damaged file reads as "no cache" and the caller rebuilds; so do another version and another root.
-A write goes to a temporary file in the same folder, is fsynced, then `os.replace`d over the old
-one, so a reader sees the old index or the new one, never half of each.
+A write goes through `ore._fs.atomic_write` (temp file in the same folder, fsync, rename), so a
+reader sees the old index or the new one, never half of each; a FIFO or device planted at the
+path reads as "no cache" and never blocks.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import contextlib
 import hashlib
 import marshal
 import os
-import tempfile
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 
+from .._fs import atomic_write, read_regular
 from ..paths import ore_home
 from .records import Edge, FileIndex
 
@@ -27,6 +28,8 @@ __all__ = ["MAGIC", "CachedIndex", "cache_path", "read_cache", "write_cache"]
 # Bump the number whenever extraction, resolution or weighting changes: old caches then rebuild.
 MAGIC = b"ore-graph-index 3\n"
 _SUM = 32
+#: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
+_MAX_BYTES = 1 << 31
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +51,11 @@ def cache_path(root: Path) -> Path:
 def read_cache(root: Path) -> CachedIndex | None:
     """The cached index of `root`, or None when there is none or it cannot be trusted."""
     try:
-        with open(cache_path(root), "rb") as fh:
-            blob = fh.read()
+        blob = read_regular(cache_path(root), limit=_MAX_BYTES, follow_symlinks=True)
     except OSError:
         return None
     head = len(MAGIC) + _SUM
-    if not blob.startswith(MAGIC) or len(blob) < head:
+    if not blob.startswith(MAGIC) or not head <= len(blob) <= _MAX_BYTES:
         return None
     payload = blob[head:]
     if hashlib.blake2b(payload, digest_size=_SUM).digest() != blob[len(MAGIC) : head]:
@@ -84,18 +86,9 @@ def write_cache(root: Path, cached: CachedIndex) -> None:
         )
     )
     blob = MAGIC + hashlib.blake2b(payload, digest_size=_SUM).digest() + payload
-    target = cache_path(root)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".idx", dir=target.parent)
-    except OSError:
+    if len(blob) > _MAX_BYTES:
         return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    target = cache_path(root)
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, blob)

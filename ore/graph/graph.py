@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
+from .._fs import os_error_words
 from ..errors import GraphError
 from . import rank
 from .index import Index, Progress, load_index
@@ -263,7 +264,7 @@ class CodeGraph:
         try:
             data = (self.root / path).read_bytes()
         except OSError as exc:
-            raise GraphError(f"cannot read '{path}': {exc.strerror or exc}") from exc
+            raise GraphError(f"cannot read '{path}': {os_error_words(exc)}") from exc
         return data.decode("utf-8", "replace").splitlines()
 
     # -- names ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import _fs
 from ..errors import OreError, ToolError
 from ..types import ToolResult
 from .gate import PERMISSIONS
@@ -30,7 +31,7 @@ __all__ = [
     "after_hint",
     "failer",
     "inside_root",
-    "reason",
+    "refusal",
     "string_args",
     "tool_root",
 ]
@@ -157,33 +158,33 @@ def tool_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Path:
     try:
         root = Path(root_arg or os.getcwd()).resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise fail(f"root {root_arg!r} cannot be used: {reason(exc)}") from exc
+        raise fail(f"root {root_arg!r} cannot be used: {_fs.os_error_words(exc)}") from exc
     return root
 
 
 def inside_root(
     fail: Callable[[str], ToolError], root: Path, path: str, *, strict: bool = True
 ) -> Path:
-    """`path` (relative to `root`, or absolute) resolved with every symlink followed; refused
-    unless the result lies inside `root`. With `strict=False` the path need not exist yet."""
-    if "\0" in path:
-        raise fail("the path contains a NUL character")
+    """`_fs.resolve_inside` (symlinks followed, refused unless inside `root`; with
+    `strict=False` the path need not exist yet), its refusals as one-line `ToolError`s."""
     try:
-        target = (root / path).resolve(strict=strict)
-    except FileNotFoundError as exc:
-        raise fail(f"no such file: {path}") from exc
-    except (OSError, RuntimeError) as exc:
-        raise fail(f"cannot read {path}: {reason(exc)}") from exc
-    if not target.is_relative_to(root):
-        raise fail(f"refused: {path} resolves outside the allowed folder {root}")
-    return target
+        return _fs.resolve_inside(root, path, strict=strict)
+    except OSError as exc:
+        raise refusal(fail, root, path, exc) from exc
+    except ValueError as exc:  # a NUL in the path
+        raise fail(str(exc)) from exc
+
+
+def refusal(fail: Callable[[str], ToolError], root: Path, path: str, exc: OSError) -> ToolError:
+    """The one line for a file a tool could not open inside its root."""
+    if isinstance(exc, FileNotFoundError):
+        return fail(f"no such file: {path}")
+    if isinstance(exc, _fs.OutsideRoot):
+        return fail(f"refused: {path} resolves outside the allowed folder {root}")
+    if isinstance(exc, _fs.NotRegularFile):
+        return fail(f"refused: {path} is not a regular file")
+    return fail(f"cannot read {path}: {_fs.os_error_words(exc)}")
 
 
 def failer(tool: str) -> Callable[[str], ToolError]:
     return lambda message: ToolError(f"tool '{tool}': {message}", tool=tool)
-
-
-def reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc) or type(exc).__name__

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import codecs
 import os
-import stat
 from collections.abc import Mapping
 from typing import Any
 
+from .. import _fs
 from ..types import ToolResult
 from .base import (
     PATH_TOKEN,
@@ -16,7 +16,7 @@ from .base import (
     after_hint,
     failer,
     inside_root,
-    reason,
+    refusal,
     string_args,
     tool_root,
 )
@@ -89,7 +89,9 @@ def read_file_tool(limit: int = READ_FILE_LIMIT) -> Tool:
     a `root` argument is given on the command line). Needs `filesystem-read`.
 
     The path is resolved with every symlink followed, and refused when the result lies outside
-    the root; directories, devices, FIFOs and binary files are refused; at most `limit` bytes
+    the root; it is then opened race-free (`ore._fs.open_inside`: a folder swapped for a symlink
+    meanwhile is refused, never followed); directories, devices, FIFOs and binary files are
+    refused; at most `limit` bytes
     are injected, and the output says when it was cut.
     """
 
@@ -112,20 +114,20 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
     fail = failer("read-file")
     root = tool_root(fail, root_arg)
     target = inside_root(fail, root, path)
-    # O_NOFOLLOW and O_NONBLOCK: a path swapped for a symlink after resolving is refused, and
-    # a FIFO cannot make us wait forever; fstat then decides on the file we actually opened.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    # Opened race-free: a folder on the path swapped for a symlink meanwhile is refused, never
+    # followed, and a FIFO cannot make us wait (`ore._fs.open_inside`).
     try:
-        fd = os.open(target, flags)
+        fd = _fs.open_inside(root, str(target))
     except OSError as exc:
-        raise fail(f"cannot read {path}: {reason(exc)}") from exc
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
+        raise refusal(fail, root, path, exc) from exc
+    try:
+        size = os.fstat(fd).st_size
+        data = _fs.read_fd(fd, limit=limit)
+    except OSError as exc:
+        raise refusal(fail, root, path, exc) from exc
+    finally:
         os.close(fd)
-        raise fail(f"refused: {path} is not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(limit + 1)
-    truncated = len(data) > limit or info.st_size > limit
+    truncated = len(data) > limit or size > limit
     data = data[:limit]
     if b"\0" in data:
         raise fail(f"refused: {path} looks like a binary file (it contains NUL bytes)")
@@ -134,7 +136,7 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
     except UnicodeDecodeError as exc:
         raise fail(f"refused: {path} looks like a binary file (it is not UTF-8 text)") from exc
     shown = target.relative_to(root).as_posix()
-    size = max(info.st_size, len(data))
+    size = max(size, len(data))
     output = f"File: {shown} ({size} bytes)\n{text}"
     if truncated:
         output += f"\n[read-file: truncated to the first {limit} of {size} bytes]"

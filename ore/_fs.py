@@ -1,0 +1,308 @@
+"""Disk safety in one place: every file ORE reads, resolves inside a root, or writes.
+
+Why one module: these rules are easy to get subtly different in four places, and each difference
+is a bug someone can plant a file to trigger. Here they are written, tested and hardened once:
+
+- a read never blocks: a FIFO or device is opened O_NONBLOCK and refused after `fstat`;
+- a write is atomic (old content or new, never half), and never replaces a FIFO or device the
+  user pointed us at (`/dev/null`, `/dev/stdout` on a pipe): those are written through;
+- a path confined to a root is checked once (`resolve_inside`) and opened without following a
+  symlink swapped in after the check (`open_inside`).
+
+A leaf: standard library only, imports nothing from ORE, never prints. Failures are `OSError`s
+(a NUL in a path is a `ValueError`, as in Python's own calls); callers word them with
+`os_error_words` into their own `OreError`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+from contextlib import suppress
+from pathlib import Path
+
+__all__ = [
+    "STALE_SECONDS",
+    "NotRegularFile",
+    "OutsideRoot",
+    "atomic_write",
+    "open_inside",
+    "open_regular",
+    "os_error_words",
+    "read_fd",
+    "read_regular",
+    "resolve_inside",
+    "writes_through",
+]
+
+StrPath = str | os.PathLike[str]
+
+#: A temp file this old is a dead writer's, even if its pid has been reused since.
+STALE_SECONDS = 3600
+_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+_KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "FIFO", stat.S_IFCHR: "character device"}
+_KINDS |= {stat.S_IFBLK: "block device", stat.S_IFSOCK: "socket"}
+_HEX = frozenset("0123456789abcdef")
+
+
+class NotRegularFile(OSError):
+    """What was opened is a directory, FIFO, device or socket. `strerror` is "is a directory"
+    or "is not a regular file (a FIFO)"; `is_dir` and `kind` let a caller keep its own words."""
+
+    def __init__(self, path: StrPath, mode: int) -> None:
+        self.is_dir = stat.S_ISDIR(mode)
+        self.kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+        words = "is a directory" if self.is_dir else f"is not a regular file (a {self.kind})"
+        super().__init__(errno.EISDIR if self.is_dir else errno.EINVAL, words, os.fspath(path))
+
+
+class OutsideRoot(OSError):
+    """`resolve_inside` refused a path: resolved, symlinks followed, it lies outside `root`.
+    An `OSError` (EACCES), not a `ValueError`: a caller handling the open's `OSError`s cannot
+    let a refusal slip through as something else."""
+
+    def __init__(self, path: str, root: Path) -> None:
+        self.root = root
+        super().__init__(errno.EACCES, f"it resolves outside {root}", path)
+
+
+def os_error_words(exc: BaseException) -> str:
+    """Why something failed, for a one-line message: the OS's `strerror` as the system spells it
+    ("Permission denied", so messages match what `cat` says), else the exception's text, else
+    its type's name. The one wording policy of ORE."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def open_regular(path: StrPath, *, dir_fd: int | None = None, follow_symlinks: bool = False) -> int:
+    """A read-only descriptor of the regular file `path` (relative to `dir_fd` when given).
+
+    O_NONBLOCK, so a FIFO or device at the path can never make us wait; `fstat` of the
+    descriptor then decides, so a swap after any earlier check changes nothing. A symlink as
+    the last component is refused (ELOOP) unless `follow_symlinks`.
+
+    :raises NotRegularFile: a directory, FIFO, device or socket (the descriptor is closed);
+        else what `open(2)` says (FileNotFoundError, PermissionError, ...).
+    """
+    flags = _READ if follow_symlinks else _READ | os.O_NOFOLLOW
+    fd = os.open(path, flags) if dir_fd is None else os.open(path, flags, dir_fd=dir_fd)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_fd(fd: int, *, limit: int) -> bytes:
+    """At most `limit + 1` bytes from `fd` (left open): one byte over tells the caller the file
+    is over its limit without reading the rest. The size sizes the first read, so a whole
+    file usually costs one `read(2)`."""
+    want = limit + 1
+    step = min(want, max(os.fstat(fd).st_size + 1, 1 << 16))
+    chunks = []
+    while want > 0 and (chunk := os.read(fd, step)):
+        chunks.append(chunk)
+        want -= len(chunk)
+        step = min(want, 1 << 20)
+    return b"".join(chunks)
+
+
+def read_regular(path: StrPath, *, limit: int, follow_symlinks: bool = False) -> bytes:
+    """`open_regular`, then `read_fd`: at most `limit + 1` bytes of the regular file `path`."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        return read_fd(fd, limit=limit)
+    finally:
+        os.close(fd)
+
+
+# -- confinement to a root -----------------------------------------------------------------------
+
+
+def resolve_inside(root: Path, path: str, *, strict: bool = True) -> Path:
+    """`path` (relative to `root`, or absolute) resolved with every symlink followed, refused
+    unless it lies inside `root` (resolved first). The one inside-root check of ORE.
+
+    :param strict: False when the path need not exist (a query naming a file to come).
+    :raises ValueError: the path contains a NUL character.
+    :raises OutsideRoot: it resolves outside `root` (`..`, absolute elsewhere, a symlink out).
+    :raises OSError: it cannot be resolved (FileNotFoundError when `strict` and missing).
+    """
+    if "\0" in path:
+        raise ValueError("the path contains a NUL character")
+    base = root.resolve()
+    try:
+        target = (base / path).resolve(strict=strict)
+    except RuntimeError as exc:  # a symlink loop, on Pythons that do not say ELOOP
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from exc
+    if not target.is_relative_to(base):
+        raise OutsideRoot(path, base)
+    return target
+
+
+def open_inside(root: Path, path: str) -> int:
+    """A read-only descriptor of the regular file `path` inside `root`, race-free.
+
+    `resolve_inside` says where the file is; that resolved path is then opened one component at
+    a time from a descriptor of `root`, each with O_NOFOLLOW (and O_DIRECTORY for folders). A
+    component swapped for a symlink after the check is refused, never followed: a concurrent
+    swap can make the open fail, never make it read outside `root`.
+
+    :raises OSError: as `resolve_inside` and `open_regular`; ELOOP or ENOTDIR when the path
+        changed while it was being opened.
+    """
+    base = root.resolve()
+    parts = resolve_inside(base, path).relative_to(base).parts
+    if not parts:
+        raise NotRegularFile(path, stat.S_IFDIR)
+    fd = os.open(base, _DIR)
+    try:
+        for part in parts[:-1]:
+            folder = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = folder
+        return open_regular(parts[-1], dir_fd=fd)
+    except OSError as exc:
+        # Resolved without a symlink a moment ago: a symlink (ELOOP) or a file (ENOTDIR) where
+        # a folder was means the path changed under us.
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            why = "it changed while being opened (a symlink took a folder's place)"
+            raise OSError(exc.errno, why, path) from exc
+        raise
+    finally:
+        os.close(fd)
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def atomic_write(path: StrPath, data: bytes, *, mode: int | None = 0o600) -> None:
+    """Put `data` at `path` so that a reader sees the old content or the new, never half.
+
+    A temp file `.NAME.PID.RANDOM.tmp` in the same folder (O_EXCL, O_NOFOLLOW) is written,
+    fsynced and renamed over `path`, then the folder is fsynced (a filesystem refusing that is
+    not worth failing for: the file is in place). The temp file is removed on any failure,
+    KeyboardInterrupt included; temp files of NAME that a killed writer left (its pid gone, or
+    older than `STALE_SECONDS`) are removed first.
+
+    Only a regular file or a missing path is ever replaced: an existing FIFO or device
+    (`/dev/null`, `/dev/stdout` on a pipe) is written through, as the user meant.
+
+    :param mode: the file's permission bits, exactly (umask ignored); None for the normal
+        `0o666 & ~umask`, as `open(2)` gives them.
+    :raises IsADirectoryError: `path` is a directory.
+    :raises OSError: anything else; ENXIO for a FIFO that nobody reads.
+    """
+    target = os.path.abspath(os.fspath(path))
+    if _write_through(target, data):
+        return
+    folder, name = os.path.split(target)
+    stem = name[:200]  # leaves room for the suffix within NAME_MAX
+    _remove_stale(folder, f".{stem}.")
+    tmp = os.path.join(folder, f".{stem}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, _TEMP, 0o666 if mode is None else 0o600)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def writes_through(path: StrPath) -> bool:
+    """Whether `atomic_write(path)` writes into what is there instead of replacing it: `path`
+    (symlinks followed) is a FIFO, device or socket. Then no writable folder is needed."""
+    return _mode(path) not in (0, stat.S_IFREG, stat.S_IFDIR)
+
+
+def _mode(path: StrPath) -> int:
+    """The file type bits of `path`; 0 when it cannot be stat'ed (missing, say): it is then
+    replaced, and the rename reports any real problem."""
+    try:
+        return stat.S_IFMT(os.stat(path).st_mode)
+    except OSError:
+        return 0
+
+
+def _write_through(target: str, data: bytes) -> bool:
+    """Write `data` into the FIFO or device at `target`; False when it is to be replaced."""
+    mode = _mode(target)
+    if mode == stat.S_IFDIR:
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+    if mode in (0, stat.S_IFREG):
+        return False
+    try:  # O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting forever
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and mode == stat.S_IFIFO:
+            raise OSError(errno.ENXIO, "no process is reading the FIFO", target) from exc
+        raise
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # swapped for a regular file since the stat: replace that after all
+        os.set_blocking(fd, True)
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _remove_stale(folder: str, prefix: str) -> None:
+    """Remove the `PREFIX<pid>.<12 hex>.tmp` files whose writer is gone or that are too old."""
+    now = time.time()
+    with suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if not (name.startswith(prefix) and name.endswith(".tmp")):
+                continue
+            pid, _, rand = name[len(prefix) : -len(".tmp")].partition(".")
+            if not (pid.isascii() and pid.isdigit() and len(rand) == 12 and _HEX.issuperset(rand)):
+                continue
+            with suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and (
+                    now - info.st_mtime > STALE_SECONDS or not _alive(int(pid))
+                ):
+                    os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False  # no such process, or no process can have that number
+    except OSError:
+        return True  # EPERM: alive, and someone else's
+    return True
