@@ -39,7 +39,8 @@ HANG_LIMIT = 60.0  # seconds a `hang=True` request waits at most (stop() ends it
 Reply = str | list[str] | Callable[[dict[str, Any]], "str | list[str]"]
 #: The chat faults and their "off" values.
 _FAULTS_OFF = {"http_error": None, "mid_stream_error": None, "drop_connection": False}
-_FAULTS_OFF |= {"delay": 0.0, "hang": False}
+_FAULTS_OFF |= {"delay": 0.0, "hang": False, "endless": False, "raw_body": None}
+ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
 _KNOBS = frozenset({"models", "reply", "pieces", "fault_count", *_FAULTS_OFF})
 
 
@@ -221,6 +222,12 @@ class _Handler(BaseHTTPRequestHandler):
         if cfg["delay"] and stopping.wait(cfg["delay"]):
             self._drop()
             return
+        if cfg["raw_body"] is not None:  # hostile: exactly these bytes as a 200 JSON reply
+            self._send(200, cfg["raw_body"], "application/json; charset=utf-8")
+            return
+        if cfg["endless"]:  # hostile: an answer that never ends (bounded here, to stay polite)
+            self._endless(body)
+            return
         if cfg["http_error"] is not None:
             status, err = cfg["http_error"]
             if isinstance(err, str | bytes):
@@ -283,6 +290,29 @@ class _Handler(BaseHTTPRequestHandler):
         self._chunk(json.dumps(last).encode() + b"\n")
         self._chunk(b"")
 
+    def _endless(self, body: Any) -> None:
+        """Pieces of 4 KiB, as fast as the client reads them, streamed or as one JSON body."""
+        stream = body.get("stream", True) is not False
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson" if stream else "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        head = {"model": body.get("model", ""), "created_at": _now()}
+        piece = json.dumps({**head, "message": {"role": "assistant", "content": "x" * 4096}})
+        sent, started = 0, time.monotonic()
+        try:
+            if not stream:
+                self._chunk(b'{"model": "m", "message": {"role": "assistant", "content": "')
+            while sent < ENDLESS_LIMIT[0] and time.monotonic() - started < ENDLESS_LIMIT[1]:
+                data = ("x" * 4096).encode() if not stream else piece.encode() + b"\n"
+                self._chunk(data)
+                sent += len(data)
+                if self.server.fake._stopping.is_set():
+                    break
+        except OSError:
+            return  # the client gave up, as it should
+        self._drop()
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -329,6 +359,8 @@ class FakeOllama:
         self.drop_connection = False
         self.delay = 0.0
         self.hang: bool | float = False
+        self.endless = False
+        self.raw_body: bytes | None = None
         self.fault_count: int | None = None
         self.version = version
         self.log_path = log_path

@@ -40,6 +40,11 @@ FAULTS = (
     "ignore-stream",  # answers JSON even when asked to stream
     "no-done",  # a clean end after the finish chunk, without [DONE]
     "echo-key-400",  # a 400 whose message repeats the Authorization header it got
+    # hostile servers:
+    "echo-key-late",  # a long 400 whose message has the key (and its URL-encoded form) late
+    "nested-json",  # a 200 reply nested 100,000 levels deep
+    "nan-usage",  # a reply whose usage counts are NaN and Infinity
+    "endless",  # an answer that never ends (bounded here: 256 MiB or 60 s)
 )
 
 
@@ -128,7 +133,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         fault = self.server.fault
-        if fault in ("429", "500", "503-string", "502-html", "echo-key-400"):
+        if fault in ("429", "500", "503-string", "502-html", "echo-key-400", "echo-key-late"):
             self._fail(fault)
             return
         model = body.get("model") if isinstance(body, dict) else None
@@ -138,6 +143,18 @@ class _Handler(BaseHTTPRequestHandler):
         messages = body.get("messages") or [{}]
         users = [m for m in messages if m.get("role") == "user"] or [{}]
         answer = f"You said: {users[-1].get('content', '')}"
+        if fault == "nested-json":
+            self._send(200, b'{"choices": ' + b"[" * 100_000, "application/json")
+            return
+        if fault == "nan-usage":
+            reply = json.dumps(_completion(model, answer, len(messages)))
+            reply = reply.replace('"prompt_tokens": 26', '"prompt_tokens": NaN')
+            reply = reply.replace('"completion_tokens": ', '"completion_tokens": Infinity, "x": ')
+            self._send(200, reply.encode(), "application/json")
+            return
+        if fault == "endless":
+            self._endless(model)
+            return
         if body.get("stream") and fault != "ignore-stream":
             self._stream(
                 model, answer, bool((body.get("stream_options") or {}).get("include_usage"))
@@ -166,6 +183,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, "the model crashed")
         elif fault == "503-string":
             self._json(503, {"error": "Loading model"})
+        elif fault == "echo-key-late":
+            got = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            padding = "the request was refused because " + "x" * 260
+            encoded = "".join(f"%{b:02X}" for b in got.encode())
+            self._error(400, f"{padding} key={got} again={encoded}", "invalid_request_error")
         elif fault == "echo-key-400":
             self._error(
                 400,
@@ -175,6 +197,23 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
             self._send(502, page, "text/html")
+
+    def _endless(self, model: str) -> None:
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        piece = {"model": model, "choices": [{"index": 0, "delta": {"content": "x" * 4096}}]}
+        event = b"data: " + json.dumps(piece).encode() + b"\n\n"
+        sent, started = 0, time.monotonic()
+        try:
+            while sent < 256 * 1024 * 1024 and time.monotonic() - started < 60:
+                self._chunk(event)
+                sent += len(event)
+        except OSError:
+            return
 
     def _stream(self, model: str, answer: str, usage: bool) -> None:
         fault = self.server.fault

@@ -342,6 +342,7 @@ def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
     return backend
 
 
+@pytest.mark.invariant
 def test_an_artifacts_backend_is_used_when_nothing_overrides_it_but_gets_no_key(monkeypatch):
     backend = _hook(monkeypatch, {"ORE_API_KEY": KEY}, ("openai", "http://recorded:9/v1"))
     assert (backend.name, backend.address) == ("openai", "http://recorded:9/v1")

@@ -8,6 +8,7 @@ Only click and the small `options`/`console` modules load at start-up, so `ore -
 
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any
 
@@ -15,7 +16,14 @@ import click
 
 from .. import __version__
 from .._fs import os_error_words
-from .console import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, OutputLost, reported, silence_stdout
+from .console import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    OutputLost,
+    is_terminal,
+    reported,
+    silence_stdout,
+)
 from .options import Options, check_conflicts
 
 __all__ = ["Options", "cli", "main"]
@@ -157,7 +165,7 @@ def cli(**kwargs: Any) -> None:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
             turns.artifact_turn(o)
-        elif o.prompt is None and sys.stdin.isatty():
+        elif o.prompt is None and is_terminal(sys.stdin):
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
             turns.single_turn(o)
@@ -202,15 +210,16 @@ def _dispatch(args: list[str]) -> int:
     return 0
 
 
+#: What writing to a full, closed or vanished stdout raises. ORE's own file I/O is wrapped in
+#: its errors where it happens, so a bare OSError of these kinds that reaches `main` is stdout's.
+_OUTPUT_ERRNOS = frozenset(
+    {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}
+)
+
+
 def _stdout_failed(exc: OSError) -> bool:
     """Whether `exc` (which reached the top) came from writing stdout."""
-    if isinstance(exc, BrokenPipeError):
-        return True
-    try:
-        sys.stdout.flush()
-    except OSError:
-        return True
-    return False
+    return exc.errno in _OUTPUT_ERRNOS
 
 
 def _lost(exc: OutputLost) -> int:

@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
     "OutputLost",
+    "is_terminal",
     "note",
     "out",
     "print_json",
@@ -69,12 +70,17 @@ def visible(text: str, keep: str = "") -> str:
     return _CONTROL.sub(escape, text)
 
 
+def is_terminal(stream: Any) -> bool:
+    """Whether `stream` (sys.stdin, sys.stdout, sys.stderr) is open and a terminal; a stream
+    the shell closed (`>&-`) is None in Python, and is no terminal."""
+    return stream is not None and stream.isatty()
+
+
 def _color() -> bool:
     return (
         not os.environ.get("NO_COLOR")
         and os.environ.get("TERM") != "dumb"
-        and sys.stderr is not None
-        and sys.stderr.isatty()
+        and is_terminal(sys.stderr)
     )
 
 

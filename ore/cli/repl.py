@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import ModelNotFound, NoModels, OreError, ServerUnreachable
-from .console import OutputLost
+from .console import OutputLost, is_terminal
 
 __all__ = ["EXIT_COMMANDS", "read_lines", "run_repl"]
 
@@ -81,9 +81,9 @@ def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool) -> Iterator[str
 def read_lines(prompt: str = "> ", *, history: Path | None = None) -> Iterator[str]:
     """Lines typed by the user: readline editing when stdin and stdout are terminals, else plain
     lines from stdin (the prompt then goes to stderr, and only when stdin is a terminal)."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
+    if is_terminal(sys.stdin) and is_terminal(sys.stdout):
         return _readline_lines(prompt, history)
-    return _piped_lines(sys.stdin, prompt, show_prompt=sys.stdin.isatty())
+    return _piped_lines(sys.stdin, prompt, show_prompt=is_terminal(sys.stdin))
 
 
 def run_repl(

@@ -19,7 +19,7 @@ import click
 
 from .. import __version__
 from ..errors import OreError
-from .console import OutputLost, note, out, print_json, report
+from .console import OutputLost, is_terminal, note, out, print_json, report
 from .context import gather, plan_context
 from .options import Options, parse_size
 
@@ -47,7 +47,7 @@ class Display:
         """--stream/--no-stream if given, else stream only to a terminal; --json and
         `--artifact-out -` put their own document on stdout instead of the answer."""
         show = not o.as_json and o.artifact_out != "-"
-        stream = o.stream if o.stream is not None else not o.as_json and sys.stdout.isatty()
+        stream = o.stream if o.stream is not None else not o.as_json and is_terminal(sys.stdout)
         return cls(stream=show and stream, show=show, verbose=o.verbose)
 
 
@@ -83,7 +83,7 @@ def _persona() -> str:
 
 def _read_stdin() -> str | None:
     """Piped text, or None when stdin is a terminal (or absent)."""
-    if sys.stdin is None or sys.stdin.isatty():
+    if sys.stdin is None or is_terminal(sys.stdin):
         return None
     data = sys.stdin.buffer.read()
     return data.decode("utf-8", errors="replace")
@@ -396,7 +396,7 @@ def repl(o: Options) -> int:
             state["session"] = result.session
         _deliver(result, display, stdout, kept=kept)
 
-    interactive_terminal = sys.stdin.isatty()
+    interactive_terminal = is_terminal(sys.stdin)
     if interactive_terminal:
         mode = "interactive (each turn stateless)" if o.interactive else "conversational"
         where = f", session '{name}'" if name else ""
