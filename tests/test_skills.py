@@ -16,7 +16,6 @@ from ore.errors import SkillError
 from ore.skills import (
     FRONTMATTER_LIMIT,
     RESOURCE_LIMIT,
-    _simple_yaml,
     activate,
     bundled_skills_dir,
     discover_skills,
@@ -27,6 +26,7 @@ from ore.skills import (
     read_resource,
     validate_metadata,
 )
+from ore.skills.frontmatter import _simple_yaml
 
 GOOD = "name: {name}\ndescription: Does {name} things.\n"
 
