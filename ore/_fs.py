@@ -17,10 +17,12 @@ A leaf: standard library only, imports nothing from ORE, never prints. Failures 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "NotRegularFile",
     "OutsideRoot",
     "atomic_write",
+    "exclusive_lock",
     "open_inside",
     "open_regular",
     "os_error_words",
@@ -275,6 +278,32 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+@contextmanager
+def exclusive_lock(lock_path: StrPath) -> Iterator[None]:
+    """Hold an exclusive `flock` on `lock_path` (created 0600, never through a symlink) for the
+    `with` block: the one way ORE serialises writers of a file.
+
+    A lock file unlinked by its holder (deleting what it guards) is stale for whoever waited on
+    it: the waiter sees its descriptor no longer names the path, and takes a fresh one.
+    """
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.path.samestat(os.fstat(fd), os.stat(lock_path)):
+                break
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _remove_stale(folder: str, prefix: str) -> None:

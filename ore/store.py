@@ -13,16 +13,22 @@ pretty UTF-8 JSON with a trailing newline; never a system message. The guarantee
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._fs import NotRegularFile, atomic_write, open_regular, os_error_words, read_fd
+from ._fs import (
+    NotRegularFile,
+    atomic_write,
+    exclusive_lock,
+    open_regular,
+    os_error_words,
+    read_fd,
+)
 from .errors import DataError, StoreError
 from .types import Message, Session
 
@@ -216,30 +222,12 @@ class FileSessionStore:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise self._write_error(self.root, exc) from exc
-        while True:
+        with ExitStack() as held:
             try:
-                fd = os.open(
-                    lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
-                )
+                held.enter_context(exclusive_lock(lock_path))
             except OSError as exc:
                 raise self._write_error(lock_path, exc) from exc
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                # delete() unlinks the lock file while holding it: retry if ours is stale.
-                if os.path.samestat(os.fstat(fd), os.stat(lock_path)):
-                    break
-            except FileNotFoundError:
-                pass
-            except BaseException as exc:
-                os.close(fd)
-                if isinstance(exc, OSError):
-                    raise self._write_error(lock_path, exc) from exc
-                raise
-            os.close(fd)
-        try:
             yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
 
     def _write(self, name: str, path: Path, data: dict[str, Any]) -> None:
         try:

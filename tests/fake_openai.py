@@ -198,13 +198,17 @@ class _Handler(BaseHTTPRequestHandler):
             page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
             self._send(502, page, "text/html")
 
-    def _endless(self, model: str) -> None:
+    def _open_events(self) -> None:
+        """Start a 200 event stream (chunked, closed after this reply)."""
         self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
+
+    def _endless(self, model: str) -> None:
+        self._open_events()
         piece = {"model": model, "choices": [{"index": 0, "delta": {"content": "x" * 4096}}]}
         event = b"data: " + json.dumps(piece).encode() + b"\n\n"
         sent, started = 0, time.monotonic()
@@ -217,12 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, model: str, answer: str, usage: bool) -> None:
         fault = self.server.fault
-        self.close_connection = True
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self._open_events()
         words = [w + " " for w in answer.split(" ")]
         words[-1] = words[-1].rstrip(" ")
         base = {

@@ -34,3 +34,18 @@ def test_no_module_is_over_500_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
     }
     assert long == {}
+
+
+@pytest.mark.parametrize(
+    "primitive",
+    ["os.replace(", "mkstemp(", "O_NONBLOCK", "O_NOFOLLOW", ".strerror", "os.fsync("],
+)
+def test_disk_safety_primitives_are_used_only_in_the_disk_safety_module(primitive: str) -> None:
+    """Atomic writes, safe opens, inside-root checks and OS-error wording exist once: in
+    ore/_fs.py. Anything else that writes or opens a file calls it."""
+    users = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "ore").rglob("*.py")
+        if p.name != "_fs.py" and primitive in p.read_text(encoding="utf-8")
+    )
+    assert users == []

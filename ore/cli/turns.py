@@ -66,10 +66,10 @@ def backend_for(o: Options, recorded: tuple[str, str | None] | None = None) -> B
     )  # fmt: skip
 
 
-def _system(o: Options) -> str | None:
+def _system(flag: str | None) -> str | None:
     """The persona (data in ore/prompts/aya.txt), or --system TEXT for this invocation."""
-    if o.system is not None:
-        return o.system or None
+    if flag is not None:
+        return flag or None
     return _persona()
 
 
@@ -206,10 +206,10 @@ def single_turn(o: Options) -> None:
     session = None
     name = o.session_name
     if name is not None:
-        session = _open_session(o, create=not o.dry_run)
+        session = _open_session(o.resume_session, o.save_session, create=not o.dry_run)
     if o.dry_run:
         ctx = gather(prompt, plan)
-        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o))
+        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o.system))
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
@@ -219,7 +219,13 @@ def single_turn(o: Options) -> None:
     reasoner = backend.reasoner(model_for(o.model, backend))
     display, stdout = Display.of(o), _Stdout()
     turn = _execute(
-        reasoner, _user(prompt), session, ctx, system=_system(o), display=display, stdout=stdout
+        reasoner,
+        _user(prompt),
+        session,
+        ctx,
+        system=_system(o.system),
+        display=display,
+        stdout=stdout,
     )
     kept = ""
     if name is not None and turn.session is not None and session is not None:
@@ -228,7 +234,7 @@ def single_turn(o: Options) -> None:
     artifact = None
     if o.artifact_out is not None:
         artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
-        kept += _write_artifact_file(o, artifact)
+        kept += _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
     _deliver(turn, display, stdout, kept=kept)
     if o.as_json:
         out_json = turn.response.to_dict()
@@ -236,7 +242,7 @@ def single_turn(o: Options) -> None:
             out_json["routing"] = ctx.routing.to_dict()
         print_json(out_json)
     if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o, artifact)
+        _write_artifact_stdout(o.artifact_version, artifact)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -278,21 +284,21 @@ def _artifact(
     )
 
 
-def _write_artifact_file(o: Options, artifact: ExecutionArtifact) -> str:
+def _write_artifact_file(dest: str | None, version: str, artifact: ExecutionArtifact) -> str:
     """Write the artifact to --artifact-out PATH (atomically); say so, for an error message.
     `--artifact-out -` is written last, to stdout, by `_write_artifact_stdout`."""
     from ..artifacts import write_artifact
 
-    if o.artifact_out in (None, "-"):
+    if dest is None or dest == "-":
         return ""
-    write_artifact(artifact, o.artifact_out, version=o.artifact_version)
-    return f"; the artifact is written to {o.artifact_out}"
+    write_artifact(artifact, dest, version=version)
+    return f"; the artifact is written to {dest}"
 
 
-def _write_artifact_stdout(o: Options, artifact: ExecutionArtifact) -> None:
+def _write_artifact_stdout(version: str, artifact: ExecutionArtifact) -> None:
     from ..artifacts import dumps_artifact
 
-    out(dumps_artifact(artifact, o.artifact_version), nl=False)
+    out(dumps_artifact(artifact, version), nl=False)
 
 
 def artifact_turn(o: Options) -> None:
@@ -315,7 +321,7 @@ def artifact_turn(o: Options) -> None:
             f"--system cannot be used to replay an {parent.version} artifact: "
             "it replays the recorded messages exactly."
         )
-    plan = plan_turn(parent, o.prompt, system=_system(o))
+    plan = plan_turn(parent, o.prompt, system=_system(o.system))
     model = o.model or plan.model_id
     ctx = TurnContext(tool_results=tuple(plan.tool_results))
     if o.dry_run:
@@ -338,25 +344,25 @@ def artifact_turn(o: Options) -> None:
             turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
             relation=plan.relation,
         )  # fmt: skip
-        kept = _write_artifact_file(o, artifact)
+        kept = _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
     _deliver(turn, display, stdout, kept=kept)
     if o.as_json:
         print_json(turn.response.to_dict())
     if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o, artifact)
+        _write_artifact_stdout(o.artifact_version, artifact)
 
 
-def _open_session(o: Options, *, create: bool = True) -> Session:
+def _open_session(resume: str | None, save: str | None, *, create: bool = True) -> Session:
     """The session named by --resume-session (must exist) or --save-session (created if new;
     with `create=False`, as for --dry-run, nothing is written and a new session stays in memory)."""
     store = _store()
-    if o.resume_session is not None:
-        return store.load(o.resume_session)
-    assert o.save_session is not None
+    if resume is not None:
+        return store.load(resume)
+    assert save is not None
     if create:
-        return store.open_or_create(o.save_session)
-    if store.exists(o.save_session):
-        return store.load(o.save_session)
+        return store.open_or_create(save)
+    if store.exists(save):
+        return store.load(save)
     from ..types import Session
 
     return Session()
@@ -373,10 +379,14 @@ def repl(o: Options) -> int:
     backend = backend_for(o)
     model = model_for(o.model, backend)
     reasoner = backend.reasoner(model)
-    system, display = _system(o), Display.of(o)
+    system, display = _system(o.system), Display.of(o)
     session: Session | None = None
     if not o.interactive:
-        session = _open_session(o) if o.session_name is not None else Session()
+        session = (
+            _open_session(o.resume_session, o.save_session)
+            if o.session_name is not None
+            else Session()
+        )
     state = {"session": session}
     name = o.session_name
 
