@@ -17,7 +17,7 @@ import fcntl
 import json
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from .errors import DataError, StoreError
 from .types import Message, Session
 
 __all__ = [
+    "INDEX_FILE",
     "MAX_NAME_LENGTH",
     "MAX_SESSION_BYTES",
     "FileSessionStore",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 MAX_NAME_LENGTH = 100
+#: The listing cache (`ore.sessions`): never a session, since no session name starts with '.'.
+INDEX_FILE = ".index.json"
 MAX_SESSION_BYTES = 64 * 1024 * 1024
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _VALID_NAME = (
@@ -192,6 +195,65 @@ class FileSessionStore:
             # Safe while held: a waiter on this lock file sees it is gone and takes a fresh one.
             with suppress(OSError):
                 os.unlink(self._lock_path(name))
+
+    def create(self, name: str, session: Session) -> Session:
+        """Save `session` as the new session `name`; `StoreError` if anything is saved there."""
+        path = self.path(name)
+        with self._locked(name):
+            if os.path.lexists(path):
+                raise self._taken(name)
+            self._write(name, path, session.to_dict())
+        return session
+
+    def rename(self, old: str, new: str) -> None:
+        """Rename session `old` to `new` in one atomic step, under both locks.
+
+        `new` must be free, and `old` must exist and be readable: a corrupt file is reported and
+        left where it is. Nothing but the two names is touched.
+        """
+        src, dst = self.path(old), self.path(new)
+        if old == new:
+            raise StoreError(f"'{old}' and '{new}' are the same name; give a new one")
+        first, second = sorted((old, new))  # one order everywhere: no deadlock
+        with self._locked(first), self._locked(second):
+            raw = _read(src)
+            if raw is None:
+                raise self._missing(old)
+            _parse(src, raw)
+            if os.path.lexists(dst):
+                raise self._taken(new)
+            try:
+                os.rename(src, dst)
+            except OSError as exc:
+                raise self._write_error(dst, exc) from exc
+            with suppress(OSError):  # the rename, durable (as a write's is)
+                dir_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+            with suppress(OSError):  # as delete() does: a waiter sees it gone and retries
+                os.unlink(self._lock_path(old))
+
+    def read_index(self) -> Any:
+        """The listing cache's JSON, or None when it is missing or unreadable (a cache only)."""
+        try:
+            return _read(self.root / INDEX_FILE)
+        except StoreError:
+            return None
+
+    def update_index(self, change: Callable[[Any], dict[str, Any]]) -> None:
+        """Rewrite the listing cache under its own lock: `change` gets what is there now (None
+        when missing or corrupt) and returns the new content, written atomically."""
+        name = INDEX_FILE.removesuffix(".json")
+        with self._locked(name):
+            self._write(name, self.root / INDEX_FILE, change(self.read_index()))
+
+    def _taken(self, name: str) -> StoreError:
+        return StoreError(
+            f"a session named '{name}' already exists in {self.root}; pick another name",
+            path=str(self.path(name)),
+        )
 
     def _missing(self, name: str) -> StoreError:
         return StoreError(

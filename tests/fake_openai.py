@@ -40,6 +40,7 @@ FAULTS = (
     "ignore-stream",  # answers JSON even when asked to stream
     "no-done",  # a clean end after the finish chunk, without [DONE]
     "echo-key-400",  # a 400 whose message repeats the Authorization header it got
+    "context-400",  # OpenAI's (and vLLM's) refusal of messages longer than the context window
 )
 
 
@@ -128,7 +129,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         fault = self.server.fault
-        if fault in ("429", "500", "503-string", "502-html", "echo-key-400"):
+        if fault in ("429", "500", "503-string", "502-html", "echo-key-400", "context-400"):
             self._fail(fault)
             return
         model = body.get("model") if isinstance(body, dict) else None
@@ -166,6 +167,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, "the model crashed")
         elif fault == "503-string":
             self._json(503, {"error": "Loading model"})
+        elif fault == "context-400":
+            self._error(
+                400,
+                "This model's maximum context length is 8192 tokens. However, your messages "
+                "resulted in 9120 tokens. Please reduce the length of the messages.",
+                "invalid_request_error",
+            )
         elif fault == "echo-key-400":
             self._error(
                 400,

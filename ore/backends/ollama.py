@@ -13,12 +13,14 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelError, ModelNotFound, ServerUnreachable
+from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..types import Message, Response
 from .base import (
     DEFAULT_TIMEOUT,
     BackendReasoner,
     broke,
+    import_httpx,
+    is_context_overflow,
     mapped_errors,
     plain_http_options,
     timed_out,
@@ -111,8 +113,7 @@ class OllamaBackend:
     def __init__(self, host: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.address = ollama_address(host)
         self.timeout = timeout
-        import httpx
-
+        httpx = import_httpx()  # before the client imports it
         client_module = _import_ollama()
         try:
             self._client: ollama.Client = client_module.Client(
@@ -211,6 +212,10 @@ def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> M
                 f"(installed: {listed}); run 'ollama pull {model_id}' or pick one with --model",
                 model=model_id,
                 available=installed,
+            )
+        if exc.status_code == 400 and is_context_overflow(detail):
+            return ContextTooLong(
+                f"{server} refused the messages as longer than the model's context window: {detail}"
             )
         if exc.status_code == -1:
             return ModelError(f"{server} failed in the middle of the answer: {detail}")

@@ -1,7 +1,8 @@
 """What ORE writes to the terminal: answers and JSON on stdout, everything else on stderr.
 
-Diagnostics are dimmed and errors coloured only when stderr is a terminal and NO_COLOR is unset;
-stdout is never coloured, so pipes get plain text.
+Diagnostics are dimmed and errors coloured only when stderr is a terminal and NO_COLOR is unset.
+stdout is coloured only by `ore.cli.render`, which renders answers as Markdown at a terminal;
+pipes always get plain text.
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
-from ..errors import OreError
-from .console import note, print_json, report
+from ..errors import ContextTooLong, ModelNotFound, OreError
+from .console import note, print_json, report, warn
 from .context import gather, plan_context
 from .options import Options
 
@@ -35,20 +35,25 @@ __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_tur
 
 @dataclass(frozen=True, slots=True)
 class Display:
-    """How one turn's answer reaches the person: streamed or whole, shown or not, with
-    metadata on stderr or not."""
+    """How one turn's answer reaches the person: streamed or whole, shown or not, rendered as
+    Markdown or exactly as sent, with metadata on stderr or not."""
 
     stream: bool
     show: bool
     verbose: bool
+    render: bool = False
 
     @classmethod
     def of(cls, o: Options) -> Display:
         """--stream/--no-stream if given, else stream only to a terminal; --json and
-        `--artifact-out -` put their own document on stdout instead of the answer."""
+        `--artifact-out -` put their own document on stdout instead of the answer. Rendered
+        only at a terminal, without --raw, NO_COLOR or TERM=dumb (`render.wanted`)."""
+        from .render import wanted
+
         show = not o.as_json and o.artifact_out != "-"
         stream = o.stream if o.stream is not None else not o.as_json and sys.stdout.isatty()
-        return cls(stream=show and stream, show=show, verbose=o.verbose)
+        render = show and wanted(raw=o.raw)
+        return cls(stream=show and stream, show=show, verbose=o.verbose, render=render)
 
 
 def backend_for(o: Options, recorded: tuple[str, str | None] | None = None) -> Backend:
@@ -120,26 +125,77 @@ def _execute(
     system: str | None,
     display: Display,
 ) -> Turn:
-    """The one place a turn is executed and its answer shown (streamed or whole)."""
+    """The one place a turn is executed and its answer shown (streamed or whole, rendered or
+    exactly as sent). `session` is what is sent: with --history, the last turns only."""
     from ..core import execute
 
-    turn = execute(
-        messages,
-        session,
-        ctx.tool_results,
-        ctx.skills,
-        reasoner=reasoner,
-        system=system,
-        on_token=_on_token if display.stream else None,
-    )
-    if display.show:
-        if display.stream:
-            click.echo("" if turn.response.content.endswith("\n") else "\n", nl=False)
+    on_token: Callable[[str], None] | None = None
+    live = None
+    if display.stream and display.render:
+        from .render import MarkdownStream
+
+        live = MarkdownStream()
+        on_token = live.feed
+    elif display.stream:
+        on_token = _on_token
+    history = session.messages if session is not None else ()
+    try:
+        turn = execute(
+            messages,
+            session,
+            ctx.tool_results,
+            ctx.skills,
+            reasoner=reasoner,
+            system=system,
+            on_token=on_token,
+        )
+    except ContextTooLong as exc:
+        if history:
+            from ..sessions import turn_count
+
+            turns = turn_count(history)
+            raise ContextTooLong(
+                f"{exc.message}; send only the last turns with --history N "
+                f"(this conversation has {turns} turn{'' if turns == 1 else 's'})"
+            ) from None
+        raise
+    finally:
+        if live is not None:
+            live.close()
+    content = turn.response.content
+    if display.show and live is None:
+        if display.render:
+            from .render import print_markdown
+
+            print_markdown(content)
+        elif display.stream:
+            click.echo("" if content.endswith("\n") else "\n", nl=False)
         else:
-            click.echo(turn.response.content)
+            click.echo(content, nl=not content.endswith("\n"))
     if display.verbose:
         _verbose(turn)
+    _overflow(turn, history)
     return turn
+
+
+def _overflow(turn: Turn, history: Sequence[Message]) -> None:
+    """One line on stderr when the server cut the history to fit its context window."""
+    from ..sessions import overflow_hint
+
+    meta = turn.response.metadata
+    fits = overflow_hint(turn.sent, history, meta)
+    if fits is None:
+        return
+    raise_window = (
+        ", or start Ollama with a larger OLLAMA_CONTEXT_LENGTH"
+        if meta.get("backend") == "ollama"
+        else ""
+    )
+    warn(
+        f"the server read only {meta.get('prompt_eval_count')} prompt tokens of a longer "
+        "conversation, so it no longer fits the model's context window and the earliest turns "
+        f"were cut; send only the last turns with --history {max(fits, 1)}{raise_window}"
+    )
 
 
 def _user(prompt: str) -> list[Message]:
@@ -171,18 +227,20 @@ def _dry_run(
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
     from ..backends import model_for, requested_model
+    from ..sessions import last_turns
 
     prompt = combine_prompt(o.prompt, _read_stdin())
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
-    session = None
+    session = sent = None
     name = o.session_name
     if name is not None:
         session = _open_session(o, create=not o.dry_run)
+        sent = last_turns(session, o.history)
     if o.dry_run:
         ctx = gather(prompt, plan)
-        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o))
+        _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o))
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
@@ -190,9 +248,9 @@ def single_turn(o: Options) -> None:
     ctx = gather(prompt, plan)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
-    turn = _execute(reasoner, _user(prompt), session, ctx, system=_system(o), display=Display.of(o))
-    if name is not None and turn.session is not None and session is not None:
-        _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
+    turn = _execute(reasoner, _user(prompt), sent, ctx, system=_system(o), display=Display.of(o))
+    if name is not None and turn.session is not None and session is not None and sent is not None:
+        _save(name, turn.session.messages[len(sent.messages) :], session, turn)
     if o.as_json:
         out = turn.response.to_dict()
         if ctx.routing is not None:
@@ -200,6 +258,15 @@ def single_turn(o: Options) -> None:
         print_json(out)
     if o.artifact_out is not None:
         _write_artifact(o, turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
+
+
+def _save(name: str, new: Sequence[Message], session: Session, turn: Turn) -> None:
+    """Append this turn's messages to session `name` and remember the model it used."""
+    from ..sessions import record_model
+
+    store = _store()
+    store.append(name, new, session_id=session.id)
+    record_model(store, name, turn.response.model_id)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -254,8 +321,6 @@ def artifact_turn(o: Options) -> None:
     from ..artifacts import plan_turn, read_artifact
     from ..types import TurnContext
 
-    if o.session_name is not None:
-        raise click.UsageError("--artifact-in and a session flag cannot be used together.")
     if o.prompt is not None and not o.prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
     parent = read_artifact(o.artifact_in or "-")
@@ -304,42 +369,66 @@ def _open_session(o: Options, *, create: bool = True) -> Session:
 
 
 def repl(o: Options) -> int:
-    """-i, -c, or a session flag without a prompt: turns read from the terminal or a pipe."""
+    """-i, -c, or a session flag without a prompt: turns read from the terminal or a pipe.
+
+    Slash commands (`ore.cli.slash`) change what the next turn carries; none calls a model.
+    """
     from ..backends import model_for
     from ..paths import ore_home
+    from ..sessions import last_turns
     from ..types import Session
     from .repl import read_lines, run_repl
+    from .slash import Conversation, run_command
 
     plan = plan_context(o)
     backend = backend_for(o)
-    model = model_for(o.model, backend)
-    reasoner = backend.reasoner(model)
-    system, display = _system(o), Display.of(o)
     session: Session | None = None
     if not o.interactive:
         session = _open_session(o) if o.session_name is not None else Session()
-    state = {"session": session}
-    name = o.session_name
+    conv = Conversation(
+        model=model_for(o.model, backend),
+        system=_system(o),
+        session=session,
+        name=o.session_name,
+        history=o.history,
+    )
+    display = Display.of(o)
 
     def turn(line: str) -> None:
-        current = state["session"]
+        current = conv.session
+        sent = last_turns(current, conv.history) if current is not None else None
         ctx = gather(line, plan)
-        result = _execute(reasoner, _user(line), current, ctx, system=system, display=display)
-        if current is not None and result.session is not None:
-            if name is not None:
-                new = result.session.messages[len(current.messages) :]
-                _store().append(name, new, session_id=current.id)
-            state["session"] = result.session
+        reasoner = backend.reasoner(conv.model)
+        try:
+            result = _execute(reasoner, _user(line), sent, ctx, system=conv.system, display=display)
+        except ModelNotFound as exc:
+            if conv.model_chosen:  # a /model typo need not end the REPL
+                raise OreError(f"{exc.message}; or /model NAME") from None
+            raise
+        if current is not None and sent is not None and result.session is not None:
+            new = result.session.messages[len(sent.messages) :]
+            if conv.name is not None:
+                _save(conv.name, new, current, result)
+            conv.session = current.append(*new)
 
     interactive_terminal = sys.stdin.isatty()
     if interactive_terminal:
         mode = "interactive (each turn stateless)" if o.interactive else "conversational"
-        where = f", session '{name}'" if name else ""
-        note(f"ORE {__version__} {mode}, model {model}{where}. /exit or Ctrl-D to leave.")
+        where = f", session '{conv.name}'" if conv.name else ""
+        note(
+            f"ORE {__version__} {mode}, model {conv.model}{where}. "
+            "/help for commands, /exit or Ctrl-D to leave."
+        )
     lines = read_lines("> ", history=ore_home() / "history")
     if o.prompt:
         lines = _prepend(o.prompt, lines)
-    return run_repl(lines, turn, report=report, keep_going=interactive_terminal)
+    return run_repl(
+        lines,
+        turn,
+        report=report,
+        keep_going=interactive_terminal,
+        command=lambda line: run_command(line, conv, _store),
+    )
 
 
 def _prepend(first: str, rest: Iterator[str]) -> Iterator[str]:
