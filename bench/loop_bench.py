@@ -57,6 +57,7 @@ def main() -> None:
                 "ore --help": [ORE, "--help"],
                 "ore --version": [ORE, "--version"],
                 "ore --list-sessions": [ORE, "--list-sessions"],
+                "ore session list": [ORE, "session", "list"],
                 "ore --list-tools": [ORE, "--list-tools"],
                 "ore --list-skills": [ORE, "--list-skills"],
                 "ore --dry-run --model m hi": [ORE, "--dry-run", "--model", "m", "hi"],

@@ -30,6 +30,7 @@ __all__ = [
     "NotRegularFile",
     "OutsideRoot",
     "atomic_write",
+    "durable_rename",
     "exclusive_lock",
     "open_inside",
     "open_regular",
@@ -228,6 +229,18 @@ def atomic_write(path: StrPath, data: bytes, *, mode: int | None = 0o600) -> Non
         with suppress(OSError):
             os.unlink(tmp)
         raise
+    _sync_folder(folder)
+
+
+def durable_rename(src: StrPath, dst: StrPath) -> None:
+    """`os.rename(src, dst)` made durable: the folder is fsynced after (the caller, holding the
+    right locks, has checked that `dst` may be replaced)."""
+    os.rename(src, dst)
+    _sync_folder(os.path.dirname(os.path.abspath(dst)))
+
+
+def _sync_folder(folder: str) -> None:
+    # Make a rename durable; a filesystem that refuses to fsync a folder costs nothing here.
     with suppress(OSError):
         dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:

@@ -5,7 +5,8 @@
     ├── ModelError            the model server could not give an answer
     │   ├── ServerUnreachable     nothing listens at the configured address, or it timed out
     │   ├── ModelNotFound         the server does not have the requested model
-    │   └── NoModels              the server has no models at all
+    │   ├── NoModels              the server has no models at all
+    │   └── ContextTooLong        the server refused a prompt longer than the model's context
     ├── StoreError            a session could not be found, read, named or written
     ├── ToolError             a tool is unknown, got a bad argument, or failed
     │   └── ToolArgError          a --tool-arg is not KEY=VALUE (a usage error, exit 2)
@@ -25,6 +26,7 @@ from typing import ClassVar
 
 __all__ = [
     "ArtifactError",
+    "ContextTooLong",
     "DataError",
     "GateRejected",
     "GraphError",
@@ -80,6 +82,10 @@ class ModelNotFound(ModelError):
 
 class NoModels(ModelError):
     """Raised when the server lists no models at all."""
+
+
+class ContextTooLong(ModelError):
+    """Raised when the server refuses the messages as longer than the model's context window."""
 
 
 class StoreError(OreError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ._fs import (
     NotRegularFile,
     atomic_write,
+    durable_rename,
     exclusive_lock,
     open_regular,
     os_error_words,
@@ -33,6 +34,7 @@ from .errors import DataError, StoreError
 from .types import Message, Session
 
 __all__ = [
+    "INDEX_FILE",
     "MAX_NAME_LENGTH",
     "MAX_SESSION_BYTES",
     "FileSessionStore",
@@ -43,6 +45,8 @@ __all__ = [
 ]
 
 MAX_NAME_LENGTH = 100
+#: The listing cache (`ore.sessions`): never a session, since no session name starts with '.'.
+INDEX_FILE = ".index.json"
 MAX_SESSION_BYTES = 64 * 1024 * 1024
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _VALID_NAME = (
@@ -112,6 +116,13 @@ class FileSessionStore:
     def path(self, name: str) -> Path:
         """The file that holds session `name` (validated; the file need not exist)."""
         return self.root / f"{validate_name(name)}.json"
+
+    def read_bytes(self, name: str) -> bytes:
+        """Session `name` exactly as stored (for an export); `StoreError` if missing."""
+        data = _read_bytes(self.path(name))
+        if data is None:
+            raise self._missing(name)
+        return data
 
     def exists(self, name: str) -> bool:
         """Whether something is saved under `name` (it may still turn out to be corrupt)."""
@@ -198,6 +209,59 @@ class FileSessionStore:
             # Safe while held: a waiter on this lock file sees it is gone and takes a fresh one.
             with suppress(OSError):
                 os.unlink(self._lock_path(name))
+
+    def create(self, name: str, session: Session) -> Session:
+        """Save `session` as the new session `name`; `StoreError` if anything is saved there."""
+        path = self.path(name)
+        with self._locked(name):
+            if os.path.lexists(path):
+                raise self._taken(name)
+            self._write(name, path, session.to_dict())
+        return session
+
+    def rename(self, old: str, new: str) -> None:
+        """Rename session `old` to `new` in one atomic step, under both locks.
+
+        `new` must be free, and `old` must exist and be readable: a corrupt file is reported and
+        left where it is. Nothing but the two names is touched.
+        """
+        src, dst = self.path(old), self.path(new)
+        if old == new:
+            raise StoreError(f"'{old}' and '{new}' are the same name; give a new one")
+        first, second = sorted((old, new))  # one order everywhere: no deadlock
+        with self._locked(first), self._locked(second):
+            raw = _read(src)
+            if raw is None:
+                raise self._missing(old)
+            _parse(src, raw)
+            if os.path.lexists(dst):
+                raise self._taken(new)
+            try:
+                durable_rename(src, dst)
+            except OSError as exc:
+                raise self._write_error(dst, exc) from exc
+            with suppress(OSError):  # as delete() does: a waiter sees it gone and retries
+                os.unlink(self._lock_path(old))
+
+    def read_index(self) -> Any:
+        """The listing cache's JSON, or None when it is missing or unreadable (a cache only)."""
+        try:
+            return _read(self.root / INDEX_FILE)
+        except StoreError:
+            return None
+
+    def update_index(self, change: Callable[[Any], dict[str, Any]]) -> None:
+        """Rewrite the listing cache under its own lock: `change` gets what is there now (None
+        when missing or corrupt) and returns the new content, written atomically."""
+        name = INDEX_FILE.removesuffix(".json")
+        with self._locked(name):
+            self._write(name, self.root / INDEX_FILE, change(self.read_index()))
+
+    def _taken(self, name: str) -> StoreError:
+        return StoreError(
+            f"a session named '{name}' already exists in {self.root}; pick another name",
+            path=str(self.path(name)),
+        )
 
     def _missing(self, name: str) -> StoreError:
         return StoreError(
@@ -294,6 +358,20 @@ def _corrupt(path: Path, why: str) -> StoreError:
 
 def _read(path: Path) -> Any:
     """The JSON value in `path`, or None if there is no such file. Never writes anything."""
+    data = _read_bytes(path)
+    if data is None:
+        return None
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep
+        raise _corrupt(path, f"not JSON: {exc}") from exc
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    """The bytes of session file `path`, or None if there is none (a FIFO or device there is
+    refused, never waited on)."""
     try:
         fd = open_regular(path, follow_symlinks=True)  # a FIFO is refused, never waited on
     except FileNotFoundError:
@@ -314,12 +392,7 @@ def _read(path: Path) -> Any:
         os.close(fd)
     if len(data) > MAX_SESSION_BYTES:
         raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
-    try:
-        return json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep
-        raise _corrupt(path, f"not JSON: {exc}") from exc
+    return data
 
 
 def _parse(path: Path, raw: Any) -> Session:

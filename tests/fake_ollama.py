@@ -41,7 +41,7 @@ Reply = str | list[str] | Callable[[dict[str, Any]], "str | list[str]"]
 _FAULTS_OFF = {"http_error": None, "mid_stream_error": None, "drop_connection": False}
 _FAULTS_OFF |= {"delay": 0.0, "hang": False, "endless": False, "raw_body": None}
 ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
-_KNOBS = frozenset({"models", "reply", "pieces", "fault_count", *_FAULTS_OFF})
+_KNOBS = frozenset({"models", "reply", "pieces", "fault_count", "context_length", *_FAULTS_OFF})
 
 
 def _now() -> str:
@@ -262,7 +262,8 @@ class _Handler(BaseHTTPRequestHandler):
             "done_reason": "stop",
             "total_duration": 5_191_566_416,
             "load_duration": 2_154_458,
-            "prompt_eval_count": prompt // 4 + 1,
+            # A real server cuts a prompt longer than its window and counts what it kept.
+            "prompt_eval_count": min(prompt // 4 + 1, cfg["context_length"] or prompt // 4 + 1),
             "prompt_eval_duration": 383_809_000,
             "eval_count": len(parts),
             "eval_duration": 4_799_921_000,
@@ -333,7 +334,8 @@ class FakeOllama:
     Knobs (plain attributes, safe to change between requests from any thread):
     `models` (installed names), `reply` (None = "echo: <last user message>"; a str; a list of
     pieces; or a callable(request_json) -> str | list[str]), `pieces` (None = one piece per
-    word, N = N slices), and the chat faults `http_error` ((status, dict | str) answered instead),
+    word, N = N slices), `context_length` (None, or N: `prompt_eval_count` is at most N, as
+    when a real server cuts a prompt longer than its context window), and the chat faults `http_error` ((status, dict | str) answered instead),
     `mid_stream_error` (a message: a 200 stream with some pieces, then `{"error": ...}`; a
     non-stream request gets 500), `drop_connection` (close the socket mid-body), `delay`
     (seconds before answering), `hang` (True or seconds: never answer, then close). Faults apply
@@ -354,6 +356,7 @@ class FakeOllama:
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
         self.reply: Reply | None = reply
         self.pieces: int | None = None
+        self.context_length: int | None = None
         self.http_error: tuple[int, Any] | None = None
         self.mid_stream_error: str | None = None
         self.drop_connection = False

@@ -40,6 +40,7 @@ FAULTS = (
     "ignore-stream",  # answers JSON even when asked to stream
     "no-done",  # a clean end after the finish chunk, without [DONE]
     "echo-key-400",  # a 400 whose message repeats the Authorization header it got
+    "context-400",  # OpenAI's (and vLLM's) refusal of messages longer than the context window
     # hostile servers:
     "echo-key-late",  # a long 400 whose message has the key (and its URL-encoded form) late
     "nested-json",  # a 200 reply nested 100,000 levels deep
@@ -133,7 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         fault = self.server.fault
-        if fault in ("429", "500", "503-string", "502-html", "echo-key-400", "echo-key-late"):
+        if fault in (
+            "429", "500", "503-string", "502-html", "echo-key-400", "echo-key-late",
+            "context-400",
+        ):  # fmt: skip
             self._fail(fault)
             return
         model = body.get("model") if isinstance(body, dict) else None
@@ -188,6 +192,13 @@ class _Handler(BaseHTTPRequestHandler):
             padding = "the request was refused because " + "x" * 260
             encoded = "".join(f"%{b:02X}" for b in got.encode())
             self._error(400, f"{padding} key={got} again={encoded}", "invalid_request_error")
+        elif fault == "context-400":
+            self._error(
+                400,
+                "This model's maximum context length is 8192 tokens. However, your messages "
+                "resulted in 9120 tokens. Please reduce the length of the messages.",
+                "invalid_request_error",
+            )
         elif fault == "echo-key-400":
             self._error(
                 400,

@@ -152,6 +152,16 @@ def test_a_saved_then_resumed_session_holds_every_turn_one_request_each(server, 
     ]
 
 
+def test_a_context_length_refusal_in_a_session_is_one_line_naming_history(server, env) -> None:
+    assert ore("--save-session", "long", "one", env=env).returncode == 0
+    server.fault = "context-400"
+    line = one_line_error(ore("--resume-session", "long", "two", env=env))
+    assert "context window" in line and "maximum context length" in line
+    assert "--history N" in line and "has 1 turn)" in line
+    without = one_line_error(ore("just one", env=env))  # no history to cut: no --history hint
+    assert "context window" in without and "--history" not in without
+
+
 def test_list_models_marks_the_default(server, env) -> None:
     result = ore("--list-models", env=env)
     assert result.returncode == 0, result.stderr

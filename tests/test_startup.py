@@ -4,12 +4,15 @@ bench/loop_bench.py; this guards the cause: what gets imported)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 HEAVY = ("ollama", "httpx", "networkx", "tree_sitter", "jsonschema", "yaml", "pydantic")
+#: Markdown rendering at a terminal: never loaded for a pipe.
+RENDERING = ("rich", "markdown_it", "pygments")
 
 PROBE = """
 import json, sys
@@ -33,12 +36,16 @@ print(json.dumps(heavy), file=sys.stderr)
         ["--list-sessions"],
         ["--dry-run", "--model", "m", "hi"],
         ["graph", "--help"],
+        ["session", "--help"],
+        ["session", "list"],
+        ["session", "list", "--json"],
+        ["session", "show", "nosuch"],
     ],
     ids=lambda a: " ".join(a),
 )
 def test_commands_that_call_no_model_import_nothing_heavy(args: list[str]) -> None:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), json.dumps(args)],
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY + RENDERING), json.dumps(args)],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -57,3 +64,25 @@ def test_the_probe_sees_the_client_when_a_model_is_called() -> None:
         env=env,
     )
     assert "ollama" in json.loads(result.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args", [["hi"], ["--stream", "hi"], ["-c"]], ids=["turn", "streamed", "repl"]
+)
+def test_a_turn_in_a_pipe_imports_no_rendering_library(fake_ollama, args: list[str]) -> None:
+    env = {
+        "OLLAMA_HOST": fake_ollama.host,
+        "PATH": "/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "ORE_HOME": os.environ["ORE_HOME"],
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY + RENDERING), json.dumps(args)],
+        capture_output=True,
+        text=True,
+        input="hello\n",
+        env=env,
+    )
+    assert "echo: hi" in result.stdout or "echo: hello" in result.stdout, result.stderr
+    imported = json.loads(result.stderr.strip().splitlines()[-1])
+    assert "ollama" in imported and not set(imported) & set(RENDERING), imported

@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ __all__ = [
     "Limits",
     "broke",
     "http_options",
+    "import_httpx",
+    "is_context_overflow",
     "mapped_errors",
     "no_credentials",
     "plain_http_options",
@@ -87,6 +90,31 @@ class BackendReasoner:
 
     def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
         return self.backend.stream(self._model_id, messages, on_token)
+
+
+class _NoHttpxCommandLine:
+    """A meta path finder that makes `httpx._main` (httpx's command-line client) unavailable."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "httpx._main":
+            raise ImportError("ORE does not use httpx's command-line client")
+
+
+def import_httpx() -> Any:
+    """`import httpx`, without its command-line client: `httpx/__init__` tries to import it and,
+    when `rich` and `pygments` are installed (ORE renders Markdown with them), would load them
+    on every model call, about 80 ms. Made unavailable for that one import, httpx falls back to
+    its own stub, exactly as when its `cli` extra is not installed."""
+    if "httpx" in sys.modules:
+        return sys.modules["httpx"]
+    finder = _NoHttpxCommandLine()
+    sys.meta_path.insert(0, finder)
+    try:
+        import httpx
+    finally:
+        sys.meta_path.remove(finder)
+    return httpx
 
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
@@ -268,6 +296,26 @@ def mapped_errors(
         mapped.message = scrub(mapped.message, secrets)
         mapped.args = (mapped.message,)
         raise mapped from None
+
+
+_CONTEXT_WORDS = (
+    "context length",
+    "context_length",
+    "context window",
+    "context size",
+    "maximum context",
+    "exceed_context",
+    "too many tokens",
+    "prompt is too long",
+    "n_ctx",
+)
+
+
+def is_context_overflow(detail: str) -> bool:
+    """Whether a server's error says the messages do not fit the model's context window (the
+    wordings of OpenAI, vLLM, llama-server, LM Studio and Ollama)."""
+    lowered = detail.lower()
+    return any(words in lowered for words in _CONTEXT_WORDS)
 
 
 def timed_out(server: str, address: str, timeout: float) -> ServerUnreachable:

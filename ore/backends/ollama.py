@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelError, ModelNotFound, ServerUnreachable
+from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..types import Message, Response
 from .base import (
     DEFAULT_LIMITS,
@@ -22,6 +22,8 @@ from .base import (
     Limits,
     broke,
     http_options,
+    import_httpx,
+    is_context_overflow,
     mapped_errors,
     no_credentials,
     sanitize_url,
@@ -134,8 +136,7 @@ class OllamaBackend:
         self.address = sanitize_url(ollama_address(host))
         self.timeout = timeout
         self._secrets = (os.environ.get("OLLAMA_API_KEY", "").strip(),)
-        import httpx
-
+        httpx = import_httpx()  # before the client imports it
         client_module = _import_ollama()
         try:
             self._client: ollama.Client = client_module.Client(
@@ -233,6 +234,10 @@ def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> M
                 f"(installed: {listed}); run 'ollama pull {model_id}' or pick one with --model",
                 model=model_id,
                 available=installed,
+            )
+        if exc.status_code == 400 and is_context_overflow(detail):
+            return ContextTooLong(
+                f"{server} refused the messages as longer than the model's context window: {detail}"
             )
         if exc.status_code == -1:
             return ModelError(f"{server} failed in the middle of the answer: {detail}")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..errors import ModelError, ModelNotFound, ServerUnreachable
+from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..types import Message, Response
 from .base import (
     DEFAULT_LIMITS,
@@ -28,6 +28,8 @@ from .base import (
     Limits,
     broke,
     http_options,
+    import_httpx,
+    is_context_overflow,
     mapped_errors,
     sanitize_url,
     scrub,
@@ -121,7 +123,7 @@ class OpenAIBackend:
                     f"breaks or non-ASCII); {_KEY_HINT}"
                 )
             headers["Authorization"] = f"Bearer {self._secret}"
-        import httpx
+        httpx = import_httpx()
 
         options = http_options(f"{base[0]}://", limits, trusted=trusted)
         options["headers"] = {**options["headers"], **headers}
@@ -346,6 +348,11 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
         where = sanitize_url(exc.location) if exc.location else "elsewhere"
         return ModelError(
             f"{server} redirects to {where} (HTTP {status}); {_URL_HINT} to that address"
+        )
+    if status >= 400 and is_context_overflow(detail + exc.body.decode(errors="replace")):
+        return ContextTooLong(
+            f"{server} refused the messages as longer than the model's context window "
+            f"(HTTP {status}): {detail}"
         )
     if status >= 500:
         return ModelError(f"{server} failed with HTTP {status}: {detail}; check its log and retry")

@@ -2,8 +2,9 @@
 
 `command` (the click command and `main`), `options` (flags, their conflicts and parsing),
 `console` (stdout, stderr, colour, the one `reported()`), `turns` (single, REPL, artifact
-modes), `context` (tools, grants, skills and routing from flags), `listings`, `repl`, and the
-`graph` and `schema` subcommands. Libraries below never import this package.
+modes), `context` (tools, grants, skills and routing from flags), `listings`, `repl`, `slash`
+(the REPL's commands), `render` (Markdown at a terminal), and the `graph`, `session` and
+`schema` subcommands. Libraries below never import this package.
 """
 
 from __future__ import annotations

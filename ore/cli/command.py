@@ -1,6 +1,6 @@
 """The `ore` command: a thin click layer. It parses flags, checks their combinations and hands
-the invocation to a mode (`ore.cli.turns`) or a listing (`ore.cli.listings`); `ore graph ...`
-and `ore schema ...` go to their own commands.
+the invocation to a mode (`ore.cli.turns`) or a listing (`ore.cli.listings`); `ore graph ...`,
+`ore session ...` and `ore schema ...` go to their own commands.
 
 Only click and the small `options`/`console` modules load at start-up, so `ore --help` and
 `ore --version` stay fast; everything else is imported when a command needs it.
@@ -9,6 +9,7 @@ Only click and the small `options`/`console` modules load at start-up, so `ore -
 from __future__ import annotations
 
 import errno
+import importlib
 import sys
 from typing import Any
 
@@ -31,8 +32,9 @@ __all__ = ["Options", "cli", "main"]
 
 @click.command(
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="Subcommands: 'ore graph --help' (codebase graph queries), "
-    "'ore schema artifact' (the artifact JSON Schema). Exit codes: 0 ok, 1 error, 2 usage.",
+    epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
+    "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
+    "JSON Schema). Exit codes: 0 ok, 1 error, 2 usage.",
 )
 @click.argument("prompt", required=False)
 @click.option(
@@ -49,6 +51,18 @@ __all__ = ["Options", "cli", "main"]
 @click.option("--conversational", "-c", is_flag=True, help="REPL with one shared session.")
 @click.option("--save-session", metavar="NAME", help="Save every turn to session NAME.")
 @click.option("--resume-session", metavar="NAME", help="Continue session NAME, saving every turn.")
+@click.option(
+    "--continue",
+    "continue_session",
+    is_flag=True,
+    help="Continue the session written last, as --resume-session would.",
+)
+@click.option(
+    "--history",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Send only the last N turns of the session (the session keeps them all).",
+)
 @click.option("--list-sessions", is_flag=True, help="List saved sessions and exit.")
 @click.option(
     "--stream/--no-stream",
@@ -58,6 +72,9 @@ __all__ = ["Options", "cli", "main"]
 )
 @click.option("--verbose", "-v", is_flag=True, help="Metadata (token counts, durations) on stderr.")
 @click.option("--json", "-j", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option(
+    "--raw", is_flag=True, help="Print the answer exactly as sent, never rendered as Markdown."
+)
 @click.option(
     "--dry-run", is_flag=True, help="Print the exact messages that would be sent; call nothing."
 )
@@ -145,12 +162,19 @@ def cli(**kwargs: Any) -> None:
       git diff | ore --skill review-diff
       ore -c                       # conversation in a REPL
       ore --save-session work "first question"
+      ore --continue "and then?"   # the session written last
+      ore --resume-session work --history 2 "q"   # send only its last 2 turns
     """
     o = Options(**{name: kwargs[name] for name in Options._fields})
     check_conflicts(o)
     from . import listings, turns
 
     with reported():
+        if o.continue_session:
+            from ..sessions import latest
+            from ..store import default_store
+
+            o = o._replace(resume_session=latest(default_store()))
         if o.list_sessions:
             listings.list_sessions()
         elif o.list_tools:
@@ -172,7 +196,7 @@ def cli(**kwargs: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The `ore` command: `ore graph ...` and `ore schema ...` go to their subcommands.
+    """The `ore` command: `ore graph|session|schema ...` go to their subcommands.
 
     Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 141 stdout's reader went away; stdout is
     flushed here, so a full or closed stdout is an error line, never a silent success.
@@ -192,17 +216,17 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(_flushed(code))
 
 
+#: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.
+SUBCOMMANDS = ("graph", "session", "schema")
+
+
 def _dispatch(args: list[str]) -> int:
     command: click.Command = cli
     prog = "ore"
-    if args[:1] == ["graph"]:
-        from .graph import graph
-
-        command, args, prog = graph, args[1:], "ore graph"
-    elif args[:1] == ["schema"]:
-        from .schema import schema
-
-        command, args, prog = schema, args[1:], "ore schema"
+    if args[:1] and args[0] in SUBCOMMANDS:
+        name = args[0]
+        module = importlib.import_module(f"{__package__}.{name}")
+        command, args, prog = getattr(module, name), args[1:], f"ore {name}"
     try:
         command.main(args, prog_name=prog)
     except SystemExit as exc:

@@ -1,7 +1,8 @@
 """What ORE writes to the terminal: answers and JSON on stdout, everything else on stderr.
 
 Diagnostics are dimmed and errors coloured only when stderr is a terminal, `NO_COLOR` is unset or
-empty (no-color.org) and `TERM` is not `dumb`; stdout is never coloured, so pipes get plain text.
+empty (no-color.org) and `TERM` is not `dumb`; stdout is coloured only by `ore.cli.render`, which renders answers as Markdown at a terminal;
+pipes always get plain text.
 Text from untrusted sources (server messages, skill descriptions, file names, model names) has
 its control characters made visible before it reaches a terminal; the answer itself is written
 byte-exact, since it is what the user asked for.

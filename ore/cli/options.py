@@ -30,10 +30,13 @@ class Options(NamedTuple):
     conversational: bool
     save_session: str | None
     resume_session: str | None
+    continue_session: bool
+    history: int | None
     list_sessions: bool
     stream: bool | None
     verbose: bool
     as_json: bool
+    raw: bool
     dry_run: bool
     timeout: float | None
     max_time: float | None
@@ -55,7 +58,13 @@ class Options(NamedTuple):
 
     @property
     def session_name(self) -> str | None:
+        """The named session (`--continue` names one once resolved into `resume_session`)."""
         return self.resume_session or self.save_session
+
+    @property
+    def session_flag(self) -> bool:
+        """Whether a session flag was given: --save-session, --resume-session or --continue."""
+        return self.session_name is not None or self.continue_session
 
     @property
     def repl(self) -> bool:
@@ -63,7 +72,7 @@ class Options(NamedTuple):
         flags imply conversational mode; lines then come from the terminal or the pipe)."""
         if self.interactive or self.conversational:
             return True
-        return self.session_name is not None and self.prompt is None
+        return self.session_flag and self.prompt is None
 
 
 def check_conflicts(o: Options) -> None:
@@ -77,13 +86,17 @@ def check_conflicts(o: Options) -> None:
             o.save_session is not None and o.resume_session is not None,
             "--save-session and --resume-session",
         ),
+        (o.continue_session and o.interactive, "--continue and --interactive"),
+        (o.continue_session and o.save_session is not None, "--continue and --save-session"),
+        (o.continue_session and o.resume_session is not None, "--continue and --resume-session"),
         (o.as_json and o.stream is True, "--json and --stream"),
-        (o.as_json and o.repl, f"--json and {repl_flag if not o.session_name else 'a REPL'}"),
+        (o.as_json and o.repl, f"--json and {repl_flag if not o.session_flag else 'a REPL'}"),
         (o.route and o.tool is not None, "--route and --tool"),
         (o.artifact_in is not None and o.repl, "--artifact-in and a REPL mode"),
         (o.artifact_in is not None and o.tool is not None, "--artifact-in and --tool"),
         (o.artifact_in is not None and o.route, "--artifact-in and --route"),
         (o.artifact_in is not None and o.skill is not None, "--artifact-in and --skill"),
+        (o.artifact_in is not None and o.session_flag, "--artifact-in and a session flag"),
         (o.artifact_out is not None and o.stream is True, "--artifact-out and --stream"),
         (o.artifact_out is not None and o.repl, "--artifact-out and a REPL mode"),
         (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
@@ -97,6 +110,10 @@ def check_conflicts(o: Options) -> None:
         raise click.UsageError("--tool-arg needs --tool NAME.")
     if o.skill_resource and o.skill is None:
         raise click.UsageError("--skill-resource needs --skill NAME.")
+    if o.history is not None and not (o.session_flag or o.conversational):
+        raise click.UsageError(
+            "--history N needs a conversation: --resume-session, --save-session, --continue or -c."
+        )
     if not 0.0 <= o.route_threshold <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--route-threshold")
     if o.timeout is not None and not (math.isfinite(o.timeout) and o.timeout > 0):

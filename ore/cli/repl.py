@@ -1,8 +1,12 @@
 """The read-eval-print loop shared by `--interactive` and `--conversational`.
 
-It only reads lines and hands each one to a turn function; what a turn does (stateless or with a
-session, saved or not) is the caller's business. Lines come from a terminal with line editing and
-history (readline), or from a pipe one per line, so scripts and tests drive the same loop.
+It only reads lines and hands each one to a turn function, or a slash command to the command
+function; what those do is the caller's business. Lines come from a terminal with line editing
+and history (readline), or from a pipe one per line, so scripts and tests drive the same loop.
+
+At a terminal a prompt may span lines: a line ending in `\\` goes on to the next one, and the
+lines between two `\"\"\"` lines are one prompt (as in `ollama run`). Such a prompt is always sent,
+even when it starts with `/`.
 """
 
 from __future__ import annotations
@@ -18,13 +22,70 @@ from typing import TextIO
 from ..errors import ModelNotFound, NoModels, OreError, ServerUnreachable
 from .console import OutputLost, is_terminal
 
-__all__ = ["EXIT_COMMANDS", "read_lines", "run_repl"]
+__all__ = ["EXIT_COMMANDS", "Joiner", "Prompt", "read_lines", "run_repl"]
 
 #: Lines that end a REPL (case-insensitive). The bare words are upstream's; the slashed ones are
 #: what users of `ollama run` and `llm chat` type.
 EXIT_COMMANDS = frozenset({"/exit", "/quit", "/bye", "exit", "quit"})
 
 _HISTORY_LENGTH = 1000
+_BLOCK = '"""'
+
+
+class Prompt(str):
+    """A prompt of several typed lines: always sent to the model, never read as a command."""
+
+    __slots__ = ()
+
+
+class Joiner:
+    """Joins typed lines into prompts: `feed` each line; it returns the prompt once complete.
+
+    A line ending in a backslash continues on the next (the backslash dropped, a line break
+    kept). A line starting with `\"\"\"` opens a block that the next line ending in `\"\"\"`
+    closes; text on those two lines, beside the quotes, belongs to the prompt.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._block = False
+
+    @property
+    def pending(self) -> bool:
+        """Whether a prompt has begun and is not complete yet."""
+        return self._block or bool(self._parts)
+
+    def reset(self) -> None:
+        self._parts, self._block = [], False
+
+    def feed(self, line: str) -> str | None:
+        if self._block:
+            body = line.rstrip()
+            if not body.endswith(_BLOCK):
+                self._parts.append(line)
+                return None
+            self._parts.append(body[: -len(_BLOCK)])
+            return self._take()
+        if not self._parts and line.lstrip().startswith(_BLOCK):
+            rest = line.lstrip()[len(_BLOCK) :]
+            if rest.rstrip().endswith(_BLOCK):  # the block opens and closes on one line
+                self._parts.append(rest.rstrip()[: -len(_BLOCK)])
+                return self._take()
+            self._block = True
+            self._parts.append(rest)
+            return None
+        if line.endswith("\\"):
+            self._parts.append(line[:-1])
+            return None
+        if not self._parts:
+            return line
+        self._parts.append(line)
+        return self._take()
+
+    def _take(self) -> Prompt:
+        text = "\n".join(self._parts)
+        self.reset()
+        return Prompt(text.strip("\n"))
 
 
 def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
@@ -38,15 +99,20 @@ def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
         with contextlib.suppress(OSError):
             readline.read_history_file(history)
         readline.set_history_length(_HISTORY_LENGTH)
+    joiner = Joiner()
     try:
         while True:
             try:
-                line = input(prompt)
+                line = input("... " if joiner.pending else prompt)
             except KeyboardInterrupt:
-                # Ctrl-C at the prompt abandons the line, as shells do; it does not end the REPL.
+                # Ctrl-C at the prompt abandons the line (and a prompt of many lines), as shells
+                # do; it does not end the REPL.
+                joiner.reset()
                 sys.stderr.write("\n(use /exit or Ctrl-D to leave)\n")
                 continue
-            yield line
+            whole = joiner.feed(line)
+            if whole is not None:
+                yield whole
     except EOFError:
         sys.stderr.write("\n")
     finally:
@@ -92,22 +158,30 @@ def run_repl(
     *,
     report: Callable[[OreError], None],
     keep_going: bool,
+    command: Callable[[str], None] | None = None,
 ) -> int:
-    """Feed each non-empty line to `turn` until an exit command or the end of input.
+    """Feed each non-empty line to `turn` until an exit command or the end of input; a line
+    starting with `/` goes to `command` instead (`//` sends a literal `/`).
 
-    A failed turn is reported; with `keep_going` (a person at a terminal) the loop goes on,
-    otherwise (a script) it stops with exit code 1, so a pipeline notices. An unreachable or
-    misconfigured server ends the loop either way: every further turn would fail the same way.
-    Ctrl-C during a reply cancels that reply only. Returns the exit code.
+    A failed turn or command is reported; with `keep_going` (a person at a terminal) the loop
+    goes on, otherwise (a script) it stops with exit code 1, so a pipeline notices. An
+    unreachable or misconfigured server ends the loop either way: every further turn would fail
+    the same way. Ctrl-C during a reply cancels that reply only. Returns the exit code.
     """
     for raw in lines:
-        line = raw.strip()
-        if not line:
+        literal = isinstance(raw, Prompt)
+        line = raw.strip("\n") if literal else raw.strip()
+        if not line.strip():
             continue
-        if line.lower() in EXIT_COMMANDS:
+        if not literal and line.lower() in EXIT_COMMANDS:
             break
+        act = turn
+        if not literal and line.startswith("//"):
+            line = line[1:]
+        elif not literal and line.startswith("/") and command is not None:
+            act = command
         try:
-            turn(line)
+            act(line)
         except KeyboardInterrupt:
             sys.stdout.write("\n")
             sys.stdout.flush()

@@ -12,14 +12,14 @@ import functools
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
-from ..errors import OreError
-from .console import OutputLost, is_terminal, note, out, print_json, report
+from ..errors import ModelNotFound, OreError
+from .answer import AnswerOut, Display, deliver, execute_turn
+from .console import is_terminal, note, out, print_json, report
 from .context import gather, plan_context
 from .options import Options, parse_size
 
@@ -28,27 +28,9 @@ if TYPE_CHECKING:
     from ..backends import Backend
     from ..core import Turn
     from ..store import FileSessionStore
-    from ..types import Message, Reasoner, Session, TurnContext
+    from ..types import Message, Session, TurnContext
 
 __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_turn"]
-
-
-@dataclass(frozen=True, slots=True)
-class Display:
-    """How one turn's answer reaches the person: streamed or whole, shown or not, with
-    metadata on stderr or not."""
-
-    stream: bool
-    show: bool
-    verbose: bool
-
-    @classmethod
-    def of(cls, o: Options) -> Display:
-        """--stream/--no-stream if given, else stream only to a terminal; --json and
-        `--artifact-out -` put their own document on stdout instead of the answer."""
-        show = not o.as_json and o.artifact_out != "-"
-        stream = o.stream if o.stream is not None else not o.as_json and is_terminal(sys.stdout)
-        return cls(stream=show and stream, show=show, verbose=o.verbose)
 
 
 def backend_for(o: Options, recorded: tuple[str, str | None] | None = None) -> Backend:
@@ -83,7 +65,7 @@ def _persona() -> str:
 
 def _read_stdin() -> str | None:
     """Piped text, or None when stdin is a terminal (or absent)."""
-    if sys.stdin is None or is_terminal(sys.stdin):
+    if not sys.stdin or is_terminal(sys.stdin):
         return None
     data = sys.stdin.buffer.read()
     return data.decode("utf-8", errors="replace")
@@ -99,74 +81,6 @@ def _store() -> FileSessionStore:
     from ..store import default_store
 
     return default_store()
-
-
-# -- executing and showing one turn --------------------------------------------------------------
-
-
-class _Stdout:
-    """Where a streamed answer goes: stdout, until it fails; the turn goes on regardless, so a
-    failed stdout never costs the answer (the session still gets it)."""
-
-    def __init__(self) -> None:
-        self.lost: OutputLost | None = None
-
-    def write(self, text: str) -> None:
-        if self.lost is None:
-            try:
-                out(text, nl=False)
-            except OutputLost as exc:
-                self.lost = exc
-
-
-def _verbose(turn: Turn) -> None:
-    meta = dict(turn.response.metadata)
-    parts = [f"model={turn.response.model_id}", f"id={turn.response.id}"]
-    parts += [f"{k}={v}" for k, v in sorted(meta.items())]
-    note("[metadata] " + " ".join(parts))
-
-
-def _execute(
-    reasoner: Reasoner,
-    messages: Sequence[Message],
-    session: Session | None,
-    ctx: TurnContext,
-    *,
-    system: str | None,
-    display: Display,
-    stdout: _Stdout,
-) -> Turn:
-    """The one place a turn is executed (streamed to `stdout` when the display says so)."""
-    from ..core import execute
-
-    turn = execute(
-        messages,
-        session,
-        ctx.tool_results,
-        ctx.skills,
-        reasoner=reasoner,
-        system=system,
-        on_token=stdout.write if display.stream else None,
-    )
-    if display.verbose:
-        _verbose(turn)
-    return turn
-
-
-def _deliver(turn: Turn, display: Display, stdout: _Stdout, *, kept: str = "") -> None:
-    """Show the answer (its end, when it was streamed); `OutputLost` if stdout failed at any
-    point, saying what was kept of the turn (`kept`), since the answer did not arrive."""
-    try:
-        if stdout.lost is None and display.show:
-            if display.stream:
-                out("" if turn.response.content.endswith("\n") else "\n", nl=False)
-            else:
-                out(turn.response.content)
-    except OutputLost as exc:
-        stdout.lost = exc
-    if stdout.lost is not None:
-        lost = stdout.lost
-        raise OutputLost(lost.message + kept, quiet=lost.quiet) from None
 
 
 def _user(prompt: str) -> list[Message]:
@@ -198,18 +112,20 @@ def _dry_run(
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
     from ..backends import model_for, requested_model
+    from ..sessions import last_turns
 
     prompt = combine_prompt(o.prompt, _read_stdin())
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
-    session = None
+    session = sent = None
     name = o.session_name
     if name is not None:
         session = _open_session(o.resume_session, o.save_session, create=not o.dry_run)
+        sent = last_turns(session, o.history)
     if o.dry_run:
         ctx = gather(prompt, plan)
-        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o.system))
+        _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o.system))
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
@@ -217,25 +133,19 @@ def single_turn(o: Options) -> None:
     ctx = gather(prompt, plan)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
-    display, stdout = Display.of(o), _Stdout()
-    turn = _execute(
-        reasoner,
-        _user(prompt),
-        session,
-        ctx,
-        system=_system(o.system),
-        display=display,
-        stdout=stdout,
+    display, stdout = Display.of(o), AnswerOut()
+    turn = execute_turn(
+        reasoner, _user(prompt), sent, ctx, system=_system(o.system), display=display, stdout=stdout
     )
     kept = ""
-    if name is not None and turn.session is not None and session is not None:
-        _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
+    if name is not None and turn.session is not None and session is not None and sent is not None:
+        _save(name, turn.session.messages[len(sent.messages) :], session, turn)
         kept = f"; the turn is saved in session '{name}'"
     artifact = None
     if o.artifact_out is not None:
         artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
         kept += _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
-    _deliver(turn, display, stdout, kept=kept)
+    deliver(turn, display, stdout, kept=kept)
     if o.as_json:
         out_json = turn.response.to_dict()
         if ctx.routing is not None:
@@ -243,6 +153,15 @@ def single_turn(o: Options) -> None:
         print_json(out_json)
     if artifact is not None and o.artifact_out == "-":
         _write_artifact_stdout(o.artifact_version, artifact)
+
+
+def _save(name: str, new: Sequence[Message], session: Session, turn: Turn) -> None:
+    """Append this turn's messages to session `name` and remember the model it used."""
+    from ..sessions import record_model
+
+    store = _store()
+    store.append(name, new, session_id=session.id)
+    record_model(store, name, turn.response.model_id)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -333,8 +252,8 @@ def artifact_turn(o: Options) -> None:
     recorded = parent.backend if plan.relation == "replay" else None
     backend = backend_for(o, (recorded.name, recorded.base_url) if recorded else None)
     reasoner = backend.reasoner(model)
-    display, stdout = Display.of(o), _Stdout()
-    turn = _execute(
+    display, stdout = Display.of(o), AnswerOut()
+    turn = execute_turn(
         reasoner, plan.messages, None, ctx, system=plan.system, display=display, stdout=stdout
     )
     artifact = None
@@ -345,7 +264,7 @@ def artifact_turn(o: Options) -> None:
             relation=plan.relation,
         )  # fmt: skip
         kept = _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
-    _deliver(turn, display, stdout, kept=kept)
+    deliver(turn, display, stdout, kept=kept)
     if o.as_json:
         print_json(turn.response.to_dict())
     if artifact is not None and o.artifact_out == "-":
@@ -369,17 +288,19 @@ def _open_session(resume: str | None, save: str | None, *, create: bool = True) 
 
 
 def repl(o: Options) -> int:
-    """-i, -c, or a session flag without a prompt: turns read from the terminal or a pipe."""
+    """-i, -c, or a session flag without a prompt: turns read from the terminal or a pipe.
+
+    Slash commands (`ore.cli.slash`) change what the next turn carries; none calls a model.
+    """
     from ..backends import model_for
     from ..paths import ore_home
+    from ..sessions import last_turns
     from ..types import Session
     from .repl import read_lines, run_repl
+    from .slash import Conversation, run_command
 
     plan = plan_context(o)
     backend = backend_for(o)
-    model = model_for(o.model, backend)
-    reasoner = backend.reasoner(model)
-    system, display = _system(o.system), Display.of(o)
     session: Session | None = None
     if not o.interactive:
         session = (
@@ -387,34 +308,57 @@ def repl(o: Options) -> int:
             if o.session_name is not None
             else Session()
         )
-    state = {"session": session}
-    name = o.session_name
+    conv = Conversation(
+        model=model_for(o.model, backend),
+        system=_system(o.system),
+        session=session,
+        name=o.session_name,
+        history=o.history,
+    )
+    display = Display.of(o)
 
     def turn(line: str) -> None:
-        current = state["session"]
+        current = conv.session
+        sent = last_turns(current, conv.history) if current is not None else None
         ctx = gather(line, plan)
-        stdout = _Stdout()
-        result = _execute(
-            reasoner, _user(line), current, ctx, system=system, display=display, stdout=stdout
-        )
+        reasoner = backend.reasoner(conv.model)
+        stdout = AnswerOut()
+        try:
+            result = execute_turn(
+                reasoner, _user(line), sent, ctx, system=conv.system, display=display,
+                stdout=stdout,
+            )  # fmt: skip
+        except ModelNotFound as exc:
+            if conv.model_chosen:  # a /model typo need not end the REPL
+                raise OreError(f"{exc.message}; or /model NAME") from None
+            raise
         kept = ""
-        if current is not None and result.session is not None:
-            if name is not None:
-                new = result.session.messages[len(current.messages) :]
-                _store().append(name, new, session_id=current.id)
-                kept = f"; the turn is saved in session '{name}'"
-            state["session"] = result.session
-        _deliver(result, display, stdout, kept=kept)
+        if current is not None and sent is not None and result.session is not None:
+            new = result.session.messages[len(sent.messages) :]
+            if conv.name is not None:
+                _save(conv.name, new, current, result)
+                kept = f"; the turn is saved in session '{conv.name}'"
+            conv.session = current.append(*new)
+        deliver(result, display, stdout, kept=kept)
 
     interactive_terminal = is_terminal(sys.stdin)
     if interactive_terminal:
         mode = "interactive (each turn stateless)" if o.interactive else "conversational"
-        where = f", session '{name}'" if name else ""
-        note(f"ORE {__version__} {mode}, model {model}{where}. /exit or Ctrl-D to leave.")
+        where = f", session '{conv.name}'" if conv.name else ""
+        note(
+            f"ORE {__version__} {mode}, model {conv.model}{where}. "
+            "/help for commands, /exit or Ctrl-D to leave."
+        )
     lines = read_lines("> ", history=ore_home() / "history")
     if o.prompt:
         lines = _prepend(o.prompt, lines)
-    return run_repl(lines, turn, report=report, keep_going=interactive_terminal)
+    return run_repl(
+        lines,
+        turn,
+        report=report,
+        keep_going=interactive_terminal,
+        command=lambda line: run_command(line, conv, _store),
+    )
 
 
 def _prepend(first: str, rest: Iterator[str]) -> Iterator[str]:

@@ -1,0 +1,225 @@
+"""`ore session list|show|fork|rm|rename|export`: saved sessions as things a person manages.
+
+None of these calls a model: only click and this package's light modules load (the Markdown
+renderer only when `show` writes to a terminal). Results go to stdout, confirmations and errors
+to stderr; a corrupt session is reported and left as it is, a missing one is exit 1 with the
+closest names, a bad `--at` or `--turns` is a usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from .console import note, print_json, reported
+
+if TYPE_CHECKING:
+    from ..store import FileSessionStore
+
+__all__ = ["session"]
+
+
+def _store() -> FileSessionStore:
+    from ..store import default_store
+
+    return default_store()
+
+
+@click.group(
+    name="session",
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+def session() -> None:
+    """Manage saved sessions ($ORE_HOME/sessions): list, show, fork, rm, rename, export.
+
+    A turn is one prompt and its answer, counted from 1. To talk in a session, use
+    'ore --resume-session NAME', or 'ore --continue' for the one written last.
+
+    \b
+    Example:
+        ore session list
+        ore session fork work work-b --at 2
+        ore --resume-session work-b "try it another way"
+    """
+
+
+@session.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array on stdout.")
+def list_(as_json: bool) -> None:
+    """List sessions, the one used last first: name, turns, model last used, last use, first
+    prompt. An unreadable session is listed as such.
+
+    \b
+    Example:
+        ore session list
+        ore session list --json | jq -r '.[0].name'
+    """
+    from ..sessions import list_sessions, when
+
+    with reported():
+        summaries = list_sessions(_store())
+    if as_json:
+        print_json([s.to_dict() for s in summaries])
+        return
+    if not summaries:
+        note('no saved sessions; start one with ore --save-session NAME "your question"')
+        return
+    for s in summaries:
+        if s.problem is not None:
+            click.echo(f"{s.name}\tunreadable\t{when(s.modified)}\t{s.problem}")
+        else:
+            turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
+            click.echo(f"{s.name}\t{turns}\t{s.model or '-'}\t{when(s.modified)}\t{s.first_prompt}")
+
+
+def _turn_range(value: str | None, total: int) -> tuple[int, int]:
+    """`--turns A:B` (1-based, inclusive; either side may be left out) or `--turns N`."""
+    if value is None:
+        return 1, total
+    first, sep, last = value.partition(":")
+    try:
+        a = int(first) if first.strip() else 1
+        b = (int(last) if last.strip() else total) if sep else a
+    except ValueError:
+        raise click.BadParameter(
+            "use A:B, A:, :B or N (turns count from 1)", param_hint="--turns"
+        ) from None
+    if not 1 <= a <= b <= total:
+        has = f"turns 1 to {total}" if total else "no turns"
+        raise click.BadParameter(
+            f"{value} is not within this session's {has}", param_hint="--turns"
+        )
+    return a, b
+
+
+@session.command()
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="The session's JSON (only those turns).")
+@click.option("--turns", metavar="A:B", help="Only turns A to B (1-based; '3:' or ':2' too).")
+def show(name: str, as_json: bool, turns: str | None) -> None:
+    """Show a session's conversation: rendered at a terminal, plain Markdown in a pipe.
+
+    \b
+    Example:
+        ore session show work
+        ore session show work --turns 2:3
+        ore session show work --json | jq '.messages | length'
+    """
+    from ..sessions import load, turn_count, turn_slice
+    from .render import print_markdown, wanted
+
+    with reported():
+        saved = load(_store(), name)
+    total = turn_count(saved.messages)
+    if total == 0 and turns is None:
+        shown, first = saved.messages, 1
+    else:
+        first, last = _turn_range(turns, total)
+        shown = turn_slice(saved.messages, first, last)
+    if as_json:
+        data = saved.to_dict()
+        data["messages"] = [m.to_dict() for m in shown]
+        print_json(data)
+        return
+    from ..sessions import to_markdown
+
+    text = to_markdown(f"Session {name}", shown, first_turn=first)
+    if wanted():
+        print_markdown(text)
+    else:
+        click.echo(text, nl=False)
+
+
+@session.command()
+@click.argument("name")
+@click.argument("new")
+@click.option("--at", type=int, metavar="TURN", help="Keep the first TURN turns (default: all).")
+def fork(name: str, new: str, at: int | None) -> None:
+    """Save the first TURN turns of NAME as a new session NEW; NAME is left as it is.
+
+    \b
+    Example:
+        ore session fork work work-b --at 2
+        ore --resume-session work-b "what if we used SQLite?"
+    """
+    from .. import sessions
+
+    with reported():
+        try:
+            forked = sessions.fork(_store(), name, new, at)
+        except ValueError as exc:
+            raise click.BadParameter(f"{at} is out of range: {exc}", param_hint="--at") from None
+    count = sessions.turn_count(forked.messages)
+    note(f"forked '{name}' to '{new}' ({count} turn{'' if count == 1 else 's'})")
+
+
+@session.command(name="rm")
+@click.argument("names", metavar="NAME...", nargs=-1, required=True)
+def rm(names: tuple[str, ...]) -> None:
+    """Remove saved sessions. Every NAME is checked first: if one is missing or unreadable,
+    nothing is removed.
+
+    \b
+    Example:
+        ore session rm scratch old-idea
+    """
+    from ..sessions import remove
+
+    with reported():
+        removed = remove(_store(), names)
+    for name in removed:
+        note(f"removed '{name}'")
+
+
+@session.command()
+@click.argument("old")
+@click.argument("new")
+def rename(old: str, new: str) -> None:
+    """Rename session OLD to NEW (NEW must not exist), in one atomic step.
+
+    \b
+    Example:
+        ore session rename scratch release-notes
+    """
+    from ..sessions import rename as rename_session
+
+    with reported():
+        rename_session(_store(), old, new)
+    note(f"renamed '{old}' to '{new}'")
+
+
+def _stored_bytes(store: FileSessionStore, name: str) -> bytes:
+    return store.read_bytes(name)
+
+
+@session.command()
+@click.argument("name")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="md: Markdown for people (roles as headings, code kept fenced); json: the file as stored.",
+)
+def export(name: str, fmt: str) -> None:
+    """Print a session for sharing: Markdown, or its JSON exactly as stored.
+
+    \b
+    Example:
+        ore session export work > work.md
+        ore session export work --format json > work.json
+    """
+    from ..sessions import load, to_markdown
+
+    store = _store()
+    with reported():
+        saved = load(store, name)  # checked whole: a corrupt session is reported, not exported
+        if fmt == "json":
+            raw = _stored_bytes(store, name)
+    if fmt == "json":
+        sys.stdout.buffer.write(raw)
+        return
+    click.echo(to_markdown(f"Session {name}", saved.messages), nl=False)
