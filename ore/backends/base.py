@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..errors import ModelError, ServerUnreachable
@@ -26,6 +27,7 @@ __all__ = [
     "scrub",
     "timed_out",
     "unreadable",
+    "usage_metadata",
 ]
 
 #: Seconds to wait for the server between two pieces of an answer (not for the whole answer).
@@ -39,6 +41,8 @@ class Backend(Protocol):
 
     name: str
     address: str
+    #: The model when none is named, or None to pick the best of the server's list.
+    default_model: str | None
 
     def list_models(self) -> list[str]: ...
 
@@ -70,6 +74,32 @@ class BackendReasoner:
 
     def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
         return self.backend.stream(self._model_id, messages, on_token)
+
+
+def usage_metadata(
+    meta: Mapping[str, Any], started: float, *, total_tokens: Any = None
+) -> dict[str, Any]:
+    """`meta` plus upstream ORE 1.3's keys: `duration_ms`, the wall time of the whole call since
+    `started` (a `time.perf_counter()` reading, taken before the request), and the token counts
+    under their OpenAI names: `prompt_tokens` (= `prompt_eval_count`), `completion_tokens`
+    (= `eval_count`) and `total_tokens` (the server's, else their sum)."""
+    out = dict(meta)
+    out["duration_ms"] = round((time.perf_counter() - started) * 1000)
+    prompt, completion = _count(meta.get("prompt_eval_count")), _count(meta.get("eval_count"))
+    if prompt is not None:
+        out["prompt_tokens"] = prompt
+    if completion is not None:
+        out["completion_tokens"] = completion
+    total = _count(total_tokens)
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    if total is not None:
+        out["total_tokens"] = total
+    return out
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")

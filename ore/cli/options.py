@@ -11,7 +11,10 @@ import click
 
 from ..errors import ToolArgError, ToolError
 
-__all__ = ["Options", "check_conflicts", "parse_grants", "parse_tool_args"]
+__all__ = ["STDIN_PROMPT", "Options", "check_conflicts", "parse_grants", "parse_tool_args"]
+
+#: The prompt argument that means "read the prompt from stdin, and only from stdin".
+STDIN_PROMPT = "-"
 
 _ARG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
@@ -22,6 +25,7 @@ class Options(NamedTuple):
     than dataclasses on the start-up path of `ore --help`)."""
 
     prompt: str | None
+    no_stdin: bool
     model: str | None
     system: str | None
     list_models: bool
@@ -52,7 +56,28 @@ class Options(NamedTuple):
 
     @property
     def session_name(self) -> str | None:
+        """The session whose history the turn continues: --resume-session, else --save-session."""
         return self.resume_session or self.save_session
+
+    @property
+    def save_to(self) -> str | None:
+        """The session every turn is saved to: --save-session, else --resume-session (which
+        keeps saving to the session it resumed, as upstream's does)."""
+        return self.save_session or self.resume_session
+
+    @property
+    def forks(self) -> bool:
+        """`--resume-session A --save-session B`: continue A into a new session B, A untouched."""
+        return (
+            self.resume_session is not None
+            and self.save_session is not None
+            and self.resume_session != self.save_session
+        )
+
+    @property
+    def stdin_prompt(self) -> bool:
+        """The prompt is `-`: the prompt is stdin, and only stdin."""
+        return self.prompt == STDIN_PROMPT
 
     @property
     def repl(self) -> bool:
@@ -70,10 +95,6 @@ def check_conflicts(o: Options) -> None:
         (o.interactive and o.conversational, "--interactive and --conversational"),
         (o.interactive and o.save_session is not None, "--interactive and --save-session"),
         (o.interactive and o.resume_session is not None, "--interactive and --resume-session"),
-        (
-            o.save_session is not None and o.resume_session is not None,
-            "--save-session and --resume-session",
-        ),
         (o.as_json and o.stream is True, "--json and --stream"),
         (o.as_json and o.repl, f"--json and {repl_flag if not o.session_name else 'a REPL'}"),
         (o.route and o.tool is not None, "--route and --tool"),
@@ -86,6 +107,11 @@ def check_conflicts(o: Options) -> None:
         (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
         (o.dry_run and o.repl, "--dry-run and a REPL mode"),
         (o.dry_run and o.artifact_out is not None, "--dry-run and --artifact-out"),
+        (o.no_stdin and o.stdin_prompt, "--no-stdin and the prompt '-' (read stdin)"),
+        (o.no_stdin and o.repl, "--no-stdin and a REPL mode (it reads its lines from stdin)"),
+        (o.stdin_prompt and o.repl, "the prompt '-' (read stdin) and a REPL mode"),
+        (o.stdin_prompt and o.artifact_in == "-", "the prompt '-' and --artifact-in -"),
+        (o.no_stdin and o.artifact_in == "-", "--no-stdin and --artifact-in -"),
     ]
     for conflict, what in pairs:
         if conflict:

@@ -76,12 +76,13 @@ def _persona() -> str:
         return f.read().strip()
 
 
-def _read_stdin() -> str | None:
-    """Piped text, or None when stdin is a terminal (or absent)."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return None
-    data = sys.stdin.buffer.read()
-    return data.decode("utf-8", errors="replace")
+def _prompt_of(o: Options) -> str:
+    """The user message of a single turn: the argument and/or stdin, by the rule in
+    `ore.cli.stdin` (`-` as the argument: stdin alone)."""
+    from .stdin import prompt_stdin
+
+    piped = prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
+    return combine_prompt(None if o.stdin_prompt else o.prompt, piped)
 
 
 def combine_prompt(prompt: str | None, piped: str | None) -> str:
@@ -172,14 +173,13 @@ def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
     from ..backends import model_for, requested_model
 
-    prompt = combine_prompt(o.prompt, _read_stdin())
+    prompt = _prompt_of(o)
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
-    session = None
-    name = o.session_name
-    if name is not None:
-        session = _open_session(o, create=not o.dry_run)
+    session, saving = None, None
+    if o.session_name is not None:
+        session, saving = _open_session(o, create=not o.dry_run)
     if o.dry_run:
         ctx = gather(prompt, plan)
         _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o))
@@ -191,8 +191,8 @@ def single_turn(o: Options) -> None:
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
     turn = _execute(reasoner, _user(prompt), session, ctx, system=_system(o), display=Display.of(o))
-    if name is not None and turn.session is not None and session is not None:
-        _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
+    if saving is not None and turn.session is not None:
+        saving.save(turn.session)
     if o.as_json:
         out = turn.response.to_dict()
         if ctx.routing is not None:
@@ -249,22 +249,24 @@ def artifact_turn(o: Options) -> None:
 
     The artifact is read and validated first, so a bad one costs no model call. The model is
     --model, else the one the artifact recorded (ORE_MODEL does not override an artifact).
-    Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
+    Stdin is read as the artifact itself (`--artifact-in -`) or, with the prompt `-`, as the
+    new prompt to chain; never otherwise.
     """
     from ..artifacts import plan_turn, read_artifact
     from ..types import TurnContext
 
     if o.session_name is not None:
         raise click.UsageError("--artifact-in and a session flag cannot be used together.")
-    if o.prompt is not None and not o.prompt.strip():
+    prompt = _prompt_of(o) if o.stdin_prompt else o.prompt
+    if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
     parent = read_artifact(o.artifact_in or "-")
-    if o.prompt is None and parent.messages is not None and o.system is not None:
+    if prompt is None and parent.messages is not None and o.system is not None:
         raise click.UsageError(
             f"--system cannot be used to replay an {parent.version} artifact: "
             "it replays the recorded messages exactly."
         )
-    plan = plan_turn(parent, o.prompt, system=_system(o))
+    plan = plan_turn(parent, prompt, system=_system(o))
     model = o.model or plan.model_id
     ctx = TurnContext(tool_results=tuple(plan.tool_results))
     if o.dry_run:
@@ -287,20 +289,55 @@ def artifact_turn(o: Options) -> None:
         )  # fmt: skip
 
 
-def _open_session(o: Options, *, create: bool = True) -> Session:
-    """The session named by --resume-session (must exist) or --save-session (created if new;
-    with `create=False`, as for --dry-run, nothing is written and a new session stays in memory)."""
-    store = _store()
-    if o.resume_session is not None:
-        return store.load(o.resume_session)
-    assert o.save_session is not None
-    if create:
-        return store.open_or_create(o.save_session)
-    if store.exists(o.save_session):
-        return store.load(o.save_session)
+@dataclass(slots=True)
+class _Saving:
+    """Where a session's turns are saved: the session `name`, which already holds the first
+    `saved` messages of the conversation (none yet for a new session continued from another)."""
+
+    name: str
+    session_id: str
+    saved: int
+
+    def save(self, session: Session) -> None:
+        _store().append(self.name, session.messages[self.saved :], session_id=self.session_id)
+        self.saved = len(session.messages)
+
+
+def _open_session(o: Options, *, create: bool = True) -> tuple[Session, _Saving]:
+    """The session the turns continue, and where they are saved.
+
+    - `--resume-session NAME` (with or without `--save-session NAME`): NAME must exist; turns
+      are appended to it.
+    - `--save-session NAME`: NAME is continued if it exists, else created (with `create=False`,
+      as for --dry-run, nothing is written and a new session stays in memory).
+    - `--resume-session A --save-session B`: A's history continues into a new session B, written
+      with A's messages when the first turn completes; A is never written. B must not exist yet.
+    """
     from ..types import Session
 
-    return Session()
+    store = _store()
+    if o.resume_session is not None:
+        session = store.load(o.resume_session)
+        if not o.forks:
+            return session, _Saving(o.resume_session, session.id, len(session.messages))
+        target = o.save_session
+        assert target is not None
+        if store.exists(target):
+            raise OreError(
+                f"session '{target}' already exists: --resume-session {o.resume_session} "
+                f"--save-session {target} starts a new session; pick a new name, or continue "
+                f"'{target}' with --resume-session {target}"
+            )
+        fork = Session(messages=session.messages)
+        return fork, _Saving(target, fork.id, 0)
+    assert o.save_session is not None
+    if create:
+        session = store.open_or_create(o.save_session)
+    elif store.exists(o.save_session):
+        session = store.load(o.save_session)
+    else:
+        session = Session()
+    return session, _Saving(o.save_session, session.id, len(session.messages))
 
 
 def repl(o: Options) -> int:
@@ -316,19 +353,21 @@ def repl(o: Options) -> int:
     reasoner = backend.reasoner(model)
     system, display = _system(o), Display.of(o)
     session: Session | None = None
-    if not o.interactive:
-        session = _open_session(o) if o.session_name is not None else Session()
+    saving: _Saving | None = None
+    if o.session_name is not None:
+        session, saving = _open_session(o)
+    elif not o.interactive:
+        session = Session()
     state = {"session": session}
-    name = o.session_name
+    name = o.save_to
 
     def turn(line: str) -> None:
         current = state["session"]
         ctx = gather(line, plan)
         result = _execute(reasoner, _user(line), current, ctx, system=system, display=display)
         if current is not None and result.session is not None:
-            if name is not None:
-                new = result.session.messages[len(current.messages) :]
-                _store().append(name, new, session_id=current.id)
+            if saving is not None:
+                saving.save(result.session)
             state["session"] = result.session
 
     interactive_terminal = sys.stdin.isatty()
