@@ -7,28 +7,35 @@ punctuation, hyphens and whitespace only separate words). A hint *matches* when 
 the prompt as consecutive words, so "read file" matches "Read-File notes.md" and "please read
  file x", but not "reread files" (matching respects word boundaries).
 
-The confidence of a match depends only on the matched hint itself, on how many words it has::
+The confidence of a match depends only on the matched hint itself (how many words it has) and on
+what kind of target it selects. A skill only adds text to the turn; a tool acts, so it needs one
+word more of evidence for the same confidence::
 
-    confidence = 1 - 0.5 ** words
+    skill: confidence = 1 - 0.5 ** words
+    tool:  confidence = 1 - 0.5 ** (words - 1)
 
-    "echo"                     1 word   0.5
-    "read file"                2 words  0.75
-    "review this diff"         3 words  0.875
-    "what does this code do"   5 words  0.96875
+    hint                       words  skill     tool
+    "summarise", "echo"        1      0.5       0
+    "read file"                2      0.75      0.5
+    "review this diff"         3      0.875     0.75
+    "what does this code do"   5      0.96875   0.9375
 
-A longer hint is a more specific phrase, so a match of it is more likely to be meant. Adding or
-removing another target never changes the confidence of a match (upstream divided by the longest
-hint of all targets, so installing one skill could re-route every other prompt).
+At the default threshold (0.5) a skill routes on one distinctive word ("summarise this") and a
+tool needs a hint of two words or more ("read file notes.md"): "please echo hello world" runs
+no tool. A longer hint is a more specific phrase, so a match of it is more likely to be meant.
+Adding or removing another target never changes the confidence of a match (upstream divided by
+the longest hint of all targets, so installing one skill could re-route every other prompt).
 
 A hint may hold gaps: a `...` standing alone between words matches one to six words of the
 prompt, so "where is ... defined" matches "where is execute defined" and "where is the Index
-class defined". Only the hint's own words count towards its confidence (that hint scores 0.875,
-three words); a gap at either end of a hint is ignored.
+class defined". Only the hint's own words count towards its confidence (that hint, the codebase
+tool's, counts three words: 0.75); a gap at either end of a hint is ignored.
 
 Each target scores its best (longest) matching hint. The target with the highest confidence wins;
 a tie goes to the alphabetically first name (then "skill" before "tool"). The winner is taken when
-its confidence is at least the threshold (default 0.5, so one-word hints route; 0.6 asks for two
-words or more); otherwise, or when nothing matches, the decision is `fallback`: a plain turn.
+its confidence is at least the threshold (default 0.5: one word for a skill, two for a tool; 0.6
+asks for one word more of each; 0 routes on any match); otherwise, or when nothing matches, the
+decision is `fallback`: a plain turn.
 
 Arguments of a routed tool come from the tool's own `extract_args`, which keeps only the argument
 names the tool marks routable. The router never sets anything else: a routed `read-file` gets a
@@ -81,9 +88,11 @@ def hint_pattern(hint: str) -> tuple[tuple[str, ...], ...]:
     return tuple(run for run in map(hint_words, _GAP_SPLIT.split(hint)) if run)
 
 
-def confidence_for(words: int) -> float:
-    """The confidence of a match of a hint with this many words (0 for none)."""
-    return 0.0 if words <= 0 else 1.0 - 0.5**words
+def confidence_for(words: int, target_type: str = "skill") -> float:
+    """The confidence of a match of a hint with this many words (0 for none): for a skill
+    `1 - 0.5 ** words`, for a tool, which acts, one word less (`1 - 0.5 ** (words - 1)`)."""
+    counted = words - 1 if target_type == "tool" else words
+    return 0.0 if counted <= 0 else 1.0 - 0.5**counted
 
 
 def targets_from(
@@ -121,7 +130,7 @@ def route(
         if match is None:
             continue
         count, hint = match
-        key = (-confidence_for(count), target.name, target.target_type, hint)
+        key = (-confidence_for(count, target.target_type), target.name, target.target_type, hint)
         if best is None or key < best:
             best = key
     if best is None:

@@ -135,8 +135,12 @@ def test_a_granted_read_file_injects_the_file(fake_ollama, ore_env, work) -> Non
         (["--tool", "echo", "--tool-arg", "no-equals"], 2, "KEY=VALUE"),
         (["--tool", "echo", "--tool-arg", "text=a", "--tool-arg", "text=b"], 2, "more than once"),
         (["--tool", "nosuch"], 1, "unknown tool 'nosuch'"),
-        (["--tool", "echo", "--tool-arg", "bogus=1"], 1, "no argument 'bogus'"),
-        (["--tool", "echo"], 1, "missing the argument 'text'"),
+        (
+            ["--tool", "read-file", "--tool-arg", "bogus=1", "--grant", "filesystem-read"],
+            1,
+            "no argument 'bogus'",
+        ),
+        (["--tool", "read-file", "--grant", "filesystem-read"], 1, "missing the argument 'path'"),
         (
             [
                 "--tool",

@@ -37,3 +37,53 @@ def test_every_module_declares_all() -> None:
         if path.name in {"__main__.py"} or "bundled_skills" in path.parts:
             continue
         assert "__all__" in path.read_text(encoding="utf-8"), path
+
+
+#: The foundation's names, and where their one definition lives.
+FOUNDATION = {
+    "Message": "ore.types",
+    "Response": "ore.types",
+    "Session": "ore.types",
+    "ToolResult": "ore.types",
+    "RoutingTarget": "ore.types",
+    "RoutingDecision": "ore.types",
+    "SkillMetadata": "ore.types",
+    "ExecutionArtifact": "ore.artifacts",
+    "execute": "ore.core",
+}
+
+
+def test_the_foundations_names_are_importable_from_ore() -> None:
+    import importlib
+
+    for name, module in FOUNDATION.items():
+        assert name in ore.__all__, name
+        assert getattr(ore, name) is getattr(importlib.import_module(module), name), name
+    code = f"from ore import {', '.join(FOUNDATION)}; print(callable(execute))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_every_name_the_upstream_mapping_names_exists() -> None:
+    """docs/architecture.md maps upstream's Python names to ours: each of ours resolves."""
+    import importlib
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text()
+    section = doc.split("## Upstream's Python names", 1)[1]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    names = [n for row in rows for n in re.findall(r"`(ore\.[\w.]+)`", row[2])]
+    assert len(rows) >= 20 and len(names) >= 25
+    for dotted in names:
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+            break
+        else:  # pragma: no cover
+            raise AssertionError(dotted)

@@ -3,6 +3,7 @@ inside the skill folder, and malformed skills that never take the others down.""
 
 from __future__ import annotations
 
+import datetime
 import os
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from ore.skills import (
     bundled_skills_dir,
     discover_skills,
     find_skill,
+    inspect_skill,
     list_resources,
     parse_frontmatter,
     read_metadata,
@@ -75,31 +77,21 @@ def test_every_spec_field_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "front, problem",
     [
-        ("name: Bad\ndescription: d\n", "invalid name"),
         ("name: -bad\ndescription: d\n", "invalid name"),
-        ("name: bad-\ndescription: d\n", "invalid name"),
-        ("name: b--ad\ndescription: d\n", "invalid name"),
-        ("name: b_ad\ndescription: d\n", "invalid name"),
-        (f"name: {'a' * 65}\ndescription: d\n", "invalid name"),
-        ("name: other\ndescription: d\n", "does not match its folder"),
+        ("name: ../up\ndescription: d\n", "invalid name"),
+        ("name: a b\ndescription: d\n", "not a safe folder name"),
+        ("name: .hidden\ndescription: d\n", "not a safe folder name"),
+        (f"name: {'a' * 101}\ndescription: d\n", "not a safe folder name"),
+        ("name: 3\ndescription: d\n", "'name' is missing"),
         ("description: d\n", "'name' is missing"),
         ("name: skill\n", "'description' is missing"),
         ("name: skill\ndescription: '   '\n", "'description' is missing"),
-        (f"name: skill\ndescription: {'d' * 1025}\n", "longer than 1024"),
-        ("name: skill\ndescription: d\ncompatibility: ''\n", "1-500"),
-        (f"name: skill\ndescription: d\ncompatibility: {'c' * 501}\n", "1-500"),
-        ("name: skill\ndescription: d\nmetadata:\n  version: 1.0\n", "strings to strings"),
-        ("name: skill\ndescription: d\nmetadata: [a]\n", "strings to strings"),
-        ("name: skill\ndescription: d\nallowed-tools: [a, b]\n", "space-separated"),
-        ("name: skill\ndescription: d\nhints: read file\n", "list of strings"),
-        ("name: skill\ndescription: d\nversion: '2'\n", "unknown field 'version'"),
-        ("name: skill\ndescription: d\nlicense: 3\n", "'license' must be a string"),
         ("name: skill\ndescription: [unclosed\n", "bad YAML"),
         ("- just\n- a list\n", "not a mapping"),
         ("", "empty"),
     ],
 )
-def test_invalid_frontmatter_is_a_skill_error_naming_the_file_and_problem(
+def test_an_unsafe_or_unreadable_skill_is_a_skill_error_naming_the_file_and_problem(
     tmp_path: Path, front: str, problem: str
 ) -> None:
     folder = make_skill(tmp_path, "skill", front)
@@ -108,6 +100,59 @@ def test_invalid_frontmatter_is_a_skill_error_naming_the_file_and_problem(
     assert problem in info.value.message
     assert info.value.message.startswith(str(folder / "SKILL.md"))
     assert "\n" not in info.value.message
+
+
+@pytest.mark.parametrize(
+    "front, deviation",
+    [
+        ("name: Bad\ndescription: d\n", "has capitals"),
+        ("name: bad-\ndescription: d\n", "a leading or trailing '-'"),
+        ("name: b--ad\ndescription: d\n", "'--'"),
+        ("name: b_ad\ndescription: d\n", "characters other than letters, digits and '-'"),
+        (f"name: {'a' * 65}\ndescription: d\n", "65 characters, over the spec's 64"),
+        ("name: other\ndescription: d\n", "does not match its folder 'skill'"),
+        (f"name: skill\ndescription: {'d' * 1025}\n", "1025 characters, over the spec's 1024"),
+        ("name: skill\ndescription: d\ncompatibility: ''\n", "1-500"),
+        (f"name: skill\ndescription: d\ncompatibility: {'c' * 501}\n", "1-500"),
+        ("name: skill\ndescription: d\nmetadata:\n  version: 1.0\n", "strings to strings"),
+        ("name: skill\ndescription: d\nmetadata: [a]\n", "strings to strings"),
+        ("name: skill\ndescription: d\nallowed-tools: [a, b]\n", "space-separated"),
+        ("name: skill\ndescription: d\nhints: read file\n", "upstream ORE's"),
+        ("name: skill\ndescription: d\nversion: '2'\n", "unknown top-level field 'version'"),
+        ("name: skill\ndescription: d\nlicense: 3\n", "'license' must be a string"),
+    ],
+)
+def test_a_spec_deviation_still_loads_and_is_reported(
+    tmp_path: Path, front: str, deviation: str
+) -> None:
+    name = front.split("\n")[0].removeprefix("name: ")
+    folder = make_skill(tmp_path, "skill" if "folder" in deviation else name, front)
+    meta, deviations = inspect_skill(folder)
+    assert meta.name == name
+    assert len(deviations) == 1 and deviation in deviations[0], deviations
+    assert activate(meta).instructions == "Do it well."
+
+
+def test_stray_yaml_values_are_read_as_the_text_they_were_written_as() -> None:
+    meta = validate_metadata(
+        {
+            "name": "s",
+            "description": "d",
+            "license": 3,
+            "metadata": {"version": 1.0, "beta": True, "when": datetime.date(2024, 1, 2)},
+            "allowed-tools": ["Read", "Grep"],
+            "hints": "one, two",
+        },
+        "s",
+    )
+    assert meta.license == "3"
+    assert dict(meta.metadata) == {"version": "1.0", "beta": "true", "when": "2024-01-02"}
+    assert meta.allowed_tools == ("Read", "Grep")
+    assert meta.hints == ("one", "two")
+
+
+def test_a_conforming_skill_has_no_deviations(tmp_path: Path) -> None:
+    assert inspect_skill(make_skill(tmp_path, "skill"))[1] == ()
 
 
 @pytest.mark.parametrize(
@@ -303,7 +348,7 @@ def test_a_malformed_skill_is_skipped_with_one_warning_and_the_others_still_load
 
 
 def test_activating_a_malformed_skill_by_name_says_why(tmp_path: Path) -> None:
-    make_skill(tmp_path, "broken", "name: Broken\ndescription: d\n")
+    make_skill(tmp_path, "broken", "name: -Broken\ndescription: d\n")
     with pytest.raises(SkillError, match=r"skill 'broken' is malformed: .*invalid name"):
         find_skill("broken", [tmp_path])
     with pytest.raises(SkillError, match="malformed"):
@@ -315,6 +360,44 @@ def test_an_unknown_skill_lists_the_available_ones(tmp_path: Path, name: str) ->
     make_skill(tmp_path, "alpha")
     with pytest.raises(SkillError, match=r"unknown skill .*available skills are alpha"):
         find_skill(name, [tmp_path])
+
+
+def test_a_skill_answers_to_its_name_in_any_case_not_to_its_folder(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pirate-skill", "name: Pirate\ndescription: Talk like a pirate.\n")
+    catalog = discover_skills([tmp_path])
+    assert list(catalog.skills) == ["Pirate"]
+    assert catalog.get("Pirate") is catalog.get("pirate") is catalog.get("PIRATE")
+    assert find_skill("pirate", [tmp_path]).name == "Pirate"
+    with pytest.raises(
+        SkillError, match=r"the skill in the folder pirate-skill is called 'Pirate'"
+    ):
+        find_skill("pirate-skill", [tmp_path])
+
+
+def test_a_user_skill_shadows_a_bundled_one_by_name_whatever_its_folder(tmp_path: Path) -> None:
+    user, bundled = tmp_path / "user", tmp_path / "bundled"
+    make_skill(user, "my-summary", "name: Summarise\ndescription: Mine.\n")
+    make_skill(bundled, "summarise")
+    catalog = discover_skills([user, bundled])
+    assert list(catalog.skills) == ["Summarise"] and catalog.get("summarise").description == "Mine."
+    assert not catalog.problems
+
+
+def test_a_broken_user_skill_is_reported_rather_than_silently_replaced(tmp_path: Path) -> None:
+    user, bundled = tmp_path / "user", tmp_path / "bundled"
+    make_skill(user, "summarise", "name: summarise\ndescription: [oops\n")
+    make_skill(bundled, "summarise")
+    with pytest.raises(SkillError, match=r"malformed: .*bad YAML"):
+        find_skill("summarise", [user, bundled])
+
+
+def test_a_second_skill_with_a_taken_name_in_one_folder_is_refused(tmp_path: Path) -> None:
+    make_skill(tmp_path, "a", "name: same\ndescription: First.\n")
+    make_skill(tmp_path, "b", "name: Same\ndescription: Second.\n")
+    warnings: list[str] = []
+    catalog = discover_skills([tmp_path], warn=warnings.append)
+    assert catalog.get("same").description == "First."
+    assert len(warnings) == 1 and "already called 'Same'" in warnings[0]
 
 
 def test_a_missing_skills_folder_is_simply_empty(tmp_path: Path) -> None:

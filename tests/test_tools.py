@@ -186,9 +186,33 @@ def test_echo_returns_its_text() -> None:
 
 
 def test_echo_extracts_the_text_after_its_hint_or_else_the_whole_prompt() -> None:
-    assert ECHO.extract_args("please echo hello world") == {"text": "hello world"}
-    assert ECHO.extract_args("repeat after me: one two") == {"text": "one two"}
-    assert ECHO.extract_args("just this") == {"text": "just this"}
+    """Under ORE's name `text` and upstream's `msg` both."""
+    assert ECHO.extract_args("please echo hello world") == {
+        "text": "hello world",
+        "msg": "hello world",
+    }
+    assert ECHO.extract_args("repeat after me: one two") == {"text": "one two", "msg": "one two"}
+    assert ECHO.extract_args("just this") == {"text": "just this", "msg": "just this"}
+
+
+@pytest.mark.parametrize(
+    "args, output",
+    [
+        ({}, "(no arguments)"),
+        ({"msg": "hello"}, "msg=hello"),
+        ({"b": "2", "a": "1=x"}, "a=1=x\nb=2"),
+        ({"text": "hello"}, "hello"),
+        ({"text": "hello", "msg": "hello"}, "hello"),  # a routed echo sets both
+        ({"text": "hello", "msg": "other"}, "msg=other\ntext=hello"),
+        ({"text": "hello", "z": "1"}, "text=hello\nz=1"),
+    ],
+)
+def test_echo_accepts_any_arguments_as_upstreams_does(args: dict[str, str], output: str) -> None:
+    assert ECHO.run(args).output == output
+
+
+def test_a_routed_echo_hands_back_its_text_once() -> None:
+    assert ECHO.run(ECHO.extract_args("please echo hello world")).output == "hello world"
 
 
 # -- read-file ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -43,6 +43,7 @@ __all__ = [
     "shorten",
     "timed_out",
     "unreadable",
+    "usage_metadata",
     "without_credentials",
 ]
 
@@ -59,6 +60,8 @@ class Backend(Protocol):
 
     name: str
     address: str
+    #: The model when none is named, or None to pick the best of the server's list.
+    default_model: str | None
 
     def list_models(self) -> list[str]: ...
 
@@ -115,6 +118,32 @@ def import_httpx() -> Any:
     finally:
         sys.meta_path.remove(finder)
     return httpx
+
+
+def usage_metadata(
+    meta: Mapping[str, Any], started: float, *, total_tokens: Any = None
+) -> dict[str, Any]:
+    """`meta` plus upstream ORE 1.3's keys: `duration_ms`, the wall time of the whole call since
+    `started` (a `time.perf_counter()` reading, taken before the request), and the token counts
+    under their OpenAI names: `prompt_tokens` (= `prompt_eval_count`), `completion_tokens`
+    (= `eval_count`) and `total_tokens` (the server's, else their sum)."""
+    out = dict(meta)
+    out["duration_ms"] = round((time.perf_counter() - started) * 1000)
+    prompt, completion = _count(meta.get("prompt_eval_count")), _count(meta.get("eval_count"))
+    if prompt is not None:
+        out["prompt_tokens"] = prompt
+    if completion is not None:
+        out["completion_tokens"] = completion
+    total = _count(total_tokens)
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    if total is not None:
+        out["total_tokens"] = total
+    return out
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from .base import (
     shorten,
     timed_out,
     unreadable,
+    usage_metadata,
     without_credentials,
 )
 
@@ -122,6 +124,7 @@ class OllamaBackend:
     """
 
     name = "ollama"
+    default_model: str | None = None
 
     def __init__(
         self,
@@ -169,12 +172,13 @@ class OllamaBackend:
 
     def complete(self, model_id: str, messages: Sequence[Message]) -> Response:
         """One `/api/chat` request, the whole answer at once."""
+        started = time.perf_counter()
         with self._errors(model_id):
             reply = self._client.chat(model=model_id, messages=_wire(messages), stream=False)
         return Response(
             content=reply.message.content or "",
             model_id=reply.model or model_id,
-            metadata=_metadata(reply),
+            metadata=usage_metadata(_metadata(reply), started),
         )
 
     def stream(
@@ -182,6 +186,7 @@ class OllamaBackend:
     ) -> Response:
         """One streamed `/api/chat` request; `on_token` runs outside the error mapping, so a
         closed stdout is not mistaken for a server fault."""
+        started = time.perf_counter()
         with self._errors(model_id):
             parts = self._client.chat(model=model_id, messages=_wire(messages), stream=True)
         pieces: list[str] = []
@@ -195,7 +200,9 @@ class OllamaBackend:
         if last is None:
             raise ModelError(f"Ollama at {self.address} ended the answer before it began")
         return Response(
-            content="".join(pieces), model_id=last.model or model_id, metadata=_metadata(last)
+            content="".join(pieces),
+            model_id=last.model or model_id,
+            metadata=usage_metadata(_metadata(last), started),
         )
 
     def _iterate(self, parts: Iterator[Any], model_id: str) -> Iterator[Any]:

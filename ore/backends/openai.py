@@ -64,7 +64,6 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 
 _CHAT = "chat/completions"
 _MODELS = "models"
-_KEY_HINT = "check ORE_API_KEY/OPENAI_API_KEY"
 _URL_HINT = "set --base-url or ORE_BASE_URL"
 _MAX_LISTED = 8
 
@@ -87,6 +86,11 @@ class OpenAIBackend:
     :param limits: the most time and bytes one reply may take.
     :param trusted: False for an address that came from an artifact alone: then nothing from
         the environment (`~/.netrc` credentials, proxies) is used for it.
+    :param name: what the backend is called in metadata and artifacts (a preset's name, e.g.
+        `deepseek`).
+    :param default_model: the model when none is named (a hosted preset's), instead of asking
+        the server's model list.
+    :param key_variables: the environment variables the key comes from, for error messages.
     """
 
     name = "openai"
@@ -100,7 +104,13 @@ class OpenAIBackend:
         transport: httpx.BaseTransport | None = None,
         limits: Limits = DEFAULT_LIMITS,
         trusted: bool = True,
+        name: str = "openai",
+        default_model: str | None = None,
+        key_variables: tuple[str, ...] = ("ORE_API_KEY", "OPENAI_API_KEY"),
     ) -> None:
+        self.name = name
+        self.default_model = default_model
+        self._key_variables = key_variables
         raw = base_url.strip().strip("\"'")
         if "://" not in raw:
             raw = f"http://{raw}"
@@ -120,7 +130,7 @@ class OpenAIBackend:
             if not all(32 < ord(c) < 127 for c in self._secret):
                 raise ModelError(
                     "the API key holds characters an HTTP header cannot carry (spaces, line "
-                    f"breaks or non-ASCII); {_KEY_HINT}"
+                    f"breaks or non-ASCII); {self.key_hint}"
                 )
             headers["Authorization"] = f"Bearer {self._secret}"
         httpx = import_httpx()
@@ -135,7 +145,15 @@ class OpenAIBackend:
 
     def __repr__(self) -> str:
         key = "set" if self._secret else "none"
-        return f"OpenAIBackend(address={self.address!r}, api_key={key}, timeout={self.timeout:g})"
+        return (
+            f"OpenAIBackend(name={self.name!r}, address={self.address!r}, api_key={key}, "
+            f"timeout={self.timeout:g})"
+        )
+
+    @property
+    def key_hint(self) -> str:
+        """Where the key comes from, for error messages: "check A/B"."""
+        return "check " + "/".join(self._key_variables)
 
     def __enter__(self) -> OpenAIBackend:
         return self
@@ -168,14 +186,14 @@ class OpenAIBackend:
         return BackendReasoner(self, model_id)
 
     def complete(self, model_id: str, messages: Sequence[Message]) -> Response:
-        reply = Reply()
+        reply = Reply(self.name)
         text = self.chat(model_id, messages, reply)
         return reply.response(text, model_id)
 
     def stream(
         self, model_id: str, messages: Sequence[Message], on_token: Callable[[str], None]
     ) -> Response:
-        reply = Reply()
+        reply = Reply(self.name)
         pieces: list[str] = []
         parts = self.chat_stream(model_id, messages, reply)
         try:
@@ -319,9 +337,9 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
     status = exc.status
     if status in (401, 403):  # never the server's words here: some servers echo the key
         if backend._secret:
-            return ModelError(f"{server} refused the API key (HTTP {status}); {_KEY_HINT}")
+            return ModelError(f"{server} refused the API key (HTTP {status}); {backend.key_hint}")
         return ModelError(
-            f"{server} wants an API key (HTTP {status}); set ORE_API_KEY or OPENAI_API_KEY"
+            f"{server} wants an API key (HTTP {status}); set " + " or ".join(backend._key_variables)
         )
     detail = backend._said(error_detail(exc.body))
     if status == 404 and exc.route == _CHAT and model_id and "model" in detail.lower():

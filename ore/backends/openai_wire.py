@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..types import Response
+from .base import usage_metadata
 
 if TYPE_CHECKING:
     import httpx
@@ -44,7 +46,9 @@ _METADATA = {
 class Reply:
     """What one turn's reply said besides its text: model, finish reason, usage, timings."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "openai") -> None:
+        self.backend = backend
+        self.started = time.perf_counter()  # a Reply is made just before its request
         self.model: str | None = None
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] = {}
@@ -95,7 +99,7 @@ class Reply:
             self.finish_reason = choice["finish_reason"]
 
     def response(self, content: str, model_id: str) -> Response:
-        meta: dict[str, Any] = {"backend": "openai"}
+        meta: dict[str, Any] = {"backend": self.backend}
         for ours, (source, theirs, scale) in _METADATA.items():
             value = getattr(self, source).get(theirs)
             finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
@@ -103,6 +107,8 @@ class Reply:
                 meta[ours] = round(value * scale)
         if self.finish_reason:
             meta["done_reason"] = self.finish_reason
+        total = self.usage.get("total_tokens")
+        meta = usage_metadata(meta, self.started, total_tokens=total)
         return Response(content=content, model_id=self.model or model_id, metadata=meta)
 
 

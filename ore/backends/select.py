@@ -1,20 +1,28 @@
 """Which backend and which model: pure choices over plain values, made in this one place.
 
 The rules: the backend is `--backend` (ORE_BACKEND), else a replayed artifact's, else Ollama; the
-model is `--model`, else `ORE_MODEL`, else the server's default (upstream's preference order),
-and the server's model list is fetched only when that default is needed.
+model is `--model`, else `ORE_MODEL`, else a preset's own default (`deepseek-chat`), else the
+server's default (upstream's preference order), and the server's model list is fetched only when
+that default is needed.
+
+Presets are the OpenAI-compatible backend with a fixed address, key variable and default model:
+`deepseek` (https://api.deepseek.com, `DEEPSEEK_API_KEY`, `deepseek-chat`), as upstream ORE 1.2.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from ..errors import NoModels
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
 __all__ = [
+    "BACKENDS",
     "PREFERRED_MODELS",
+    "PRESETS",
+    "Preset",
     "choose_backend",
     "choose_model",
     "default_model",
@@ -22,6 +30,27 @@ __all__ = [
     "no_models",
     "requested_model",
 ]
+
+
+class Preset(NamedTuple):
+    """A hosted OpenAI-compatible service: where it is, which variables hold its key (first
+    set wins), and its default model."""
+
+    base_url: str
+    key_variables: tuple[str, ...]
+    default_model: str
+
+
+#: `--backend NAME` presets of the OpenAI-compatible backend. The key is never taken from
+#: OPENAI_API_KEY here: that is a key for OpenAI, and must not be sent to another company.
+PRESETS: Mapping[str, Preset] = {
+    "deepseek": Preset(
+        "https://api.deepseek.com", ("DEEPSEEK_API_KEY", "ORE_API_KEY"), "deepseek-chat"
+    ),
+}
+
+#: Every `--backend` value.
+BACKENDS = ("ollama", "openai", *PRESETS)
 
 #: Upstream's preference order for the default model, matched on the name before ':'.
 PREFERRED_MODELS = ("llama3.2", "llama3.1", "llama3", "mistral", "llama2", "qwen2.5")
@@ -70,7 +99,10 @@ def choose_model(
 
 
 def model_for(flag: str | None, backend: Backend, env: Mapping[str, str] | None = None) -> str:
-    """`choose_model` for a live backend: its model list is fetched only when needed."""
+    """`choose_model` for a live backend: its model list is fetched only when needed (never for
+    a preset with a default model)."""
+    if not requested_model(flag, env) and backend.default_model:
+        return backend.default_model
     available = None if requested_model(flag, env) else backend.list_models()
     return choose_model(flag, available, address=backend.address, backend=backend.name, env=env)
 
@@ -98,6 +130,8 @@ def choose_backend(
     seconds = timeout or DEFAULT_TIMEOUT
     chosen = name or recorded_name or "ollama"
     fallback = recorded_url if recorded_name == chosen else None
+    if chosen in PRESETS:
+        return _preset(chosen, PRESETS[chosen], base_url, seconds, environ, limits)
     if chosen != "openai":
         from .ollama import OllamaBackend
 
@@ -112,3 +146,27 @@ def choose_backend(
     key = environ.get("ORE_API_KEY", "").strip() or environ.get("OPENAI_API_KEY", "")
     address = resolve_base_url(base_url, environ)
     return OpenAIBackend(address, key or None, timeout=seconds, limits=limits)
+
+
+def _preset(
+    name: str,
+    preset: Preset,
+    base_url: str | None,
+    seconds: float,
+    env: Mapping[str, str],
+    limits: Limits,
+) -> Backend:
+    """A preset: `--base-url` or its own address (never one from the environment's
+    ORE_BASE_URL, meant for another server, nor from an artifact), its key variables."""
+    from .openai import OpenAIBackend
+
+    key = next((env[v].strip() for v in preset.key_variables if env.get(v, "").strip()), None)
+    return OpenAIBackend(
+        base_url or preset.base_url,
+        key,
+        timeout=seconds,
+        limits=limits,
+        name=name,
+        default_model=preset.default_model,
+        key_variables=preset.key_variables,
+    )

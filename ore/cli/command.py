@@ -1,6 +1,6 @@
 """The `ore` command: a thin click layer. It parses flags, checks their combinations and hands
 the invocation to a mode (`ore.cli.turns`) or a listing (`ore.cli.listings`); `ore graph ...`,
-`ore session ...` and `ore schema ...` go to their own commands.
+`ore session ...`, `ore schema ...` and `ore skill ...` go to their own commands.
 
 Only click and the small `options`/`console` modules load at start-up, so `ore --help` and
 `ore --version` stay fast; everything else is imported when a command needs it.
@@ -34,9 +34,15 @@ __all__ = ["Options", "cli", "main"]
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
     "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
-    "JSON Schema). Exit codes: 0 ok, 1 error, 2 usage.",
+    "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec). "
+    "Exit codes: 0 ok, 1 error, 2 usage.",
 )
 @click.argument("prompt", required=False)
+@click.option(
+    "--no-stdin",
+    is_flag=True,
+    help="Never read stdin: the prompt argument alone is the prompt (for loops, ssh, cron).",
+)
 @click.option(
     "--model",
     "-m",
@@ -100,9 +106,11 @@ __all__ = ["Options", "cli", "main"]
 )
 @click.option(
     "--backend",
-    type=click.Choice(["ollama", "openai"], case_sensitive=False),
+    # ore.backends.select.BACKENDS, spelled out here so that `ore --help` imports no backend.
+    type=click.Choice(["ollama", "openai", "deepseek"], case_sensitive=False),
     envvar="ORE_BACKEND",
-    help="Model server protocol: Ollama (default), or OpenAI-compatible (llama-server, vLLM).",
+    help="Model server: Ollama (default), OpenAI-compatible (llama-server, vLLM, ...), or "
+    "deepseek (the OpenAI-compatible api.deepseek.com, key DEEPSEEK_API_KEY).",
 )
 @click.option(
     "--base-url",
@@ -156,10 +164,13 @@ __all__ = ["Options", "cli", "main"]
 def cli(**kwargs: Any) -> None:
     """Send PROMPT (and/or piped stdin) to a local model; print the answer.
 
+    PROMPT '-' means: the prompt is stdin, and only stdin.
+
     \b
     Examples:
       ore "explain this error" < build.log
       git diff | ore --skill review-diff
+      while read f; do ore --no-stdin "describe $f"; done < files.txt
       ore -c                       # conversation in a REPL
       ore --save-session work "first question"
       ore --continue "and then?"   # the session written last
@@ -189,14 +200,14 @@ def cli(**kwargs: Any) -> None:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
             turns.artifact_turn(o)
-        elif o.prompt is None and is_terminal(sys.stdin):
+        elif o.prompt is None and (o.no_stdin or is_terminal(sys.stdin)):
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
             turns.single_turn(o)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The `ore` command: `ore graph|session|schema ...` go to their subcommands.
+    """The `ore` command: `ore graph|session|schema|skill ...` go to their subcommands.
 
     Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 141 stdout's reader went away; stdout is
     flushed here, so a full or closed stdout is an error line, never a silent success.
@@ -217,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 #: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.
-SUBCOMMANDS = ("graph", "session", "schema")
+SUBCOMMANDS = ("graph", "session", "schema", "skill")
 
 
 def _dispatch(args: list[str]) -> int:

@@ -47,11 +47,18 @@ def list_tools() -> None:
 
 
 def list_skills() -> None:
-    """One line per skill (name, description), from frontmatter only; malformed ones warned."""
+    """One line per skill (name, description), from frontmatter only. On stderr: one warning
+    line per refused skill, and one per usable skill that departs from the Agent Skills spec."""
     from ..skills import discover_skills, skill_roots
 
     catalog = discover_skills(warn=warn)
     if not catalog.skills:
         note("no skills found in " + ", ".join(str(r) for r in skill_roots()))
+    for name, found in catalog.deviations.items():
+        path = catalog.skills[name].path
+        warn(
+            f"skill '{name}' ({path}) departs from the Agent Skills spec: {'; '.join(found)} "
+            f"(it still works; details: ore skill validate {path})"
+        )
     for meta in catalog.skills.values():
         out(f"{visible(meta.name)}\t{visible(meta.description)}")

@@ -12,7 +12,17 @@ import click
 
 from ..errors import ToolArgError, ToolError
 
-__all__ = ["Options", "check_conflicts", "parse_grants", "parse_size", "parse_tool_args"]
+__all__ = [
+    "STDIN_PROMPT",
+    "Options",
+    "check_conflicts",
+    "parse_grants",
+    "parse_size",
+    "parse_tool_args",
+]
+
+#: The prompt argument that means "read the prompt from stdin, and only from stdin".
+STDIN_PROMPT = "-"
 
 _ARG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
@@ -23,6 +33,7 @@ class Options(NamedTuple):
     than dataclasses on the start-up path of `ore --help`)."""
 
     prompt: str | None
+    no_stdin: bool
     model: str | None
     system: str | None
     list_models: bool
@@ -58,13 +69,34 @@ class Options(NamedTuple):
 
     @property
     def session_name(self) -> str | None:
-        """The named session (`--continue` names one once resolved into `resume_session`)."""
+        """The session whose history the turn continues: --resume-session, else --save-session
+        (`--continue` names one once resolved into `resume_session`)."""
         return self.resume_session or self.save_session
 
     @property
     def session_flag(self) -> bool:
         """Whether a session flag was given: --save-session, --resume-session or --continue."""
         return self.session_name is not None or self.continue_session
+
+    @property
+    def save_to(self) -> str | None:
+        """The session every turn is saved to: --save-session, else --resume-session (which
+        keeps saving to the session it resumed, as upstream's does)."""
+        return self.save_session or self.resume_session
+
+    @property
+    def forks(self) -> bool:
+        """`--resume-session A --save-session B`: continue A into a new session B, A untouched."""
+        return (
+            self.resume_session is not None
+            and self.save_session is not None
+            and self.resume_session != self.save_session
+        )
+
+    @property
+    def stdin_prompt(self) -> bool:
+        """The prompt is `-`: the prompt is stdin, and only stdin."""
+        return self.prompt == STDIN_PROMPT
 
     @property
     def repl(self) -> bool:
@@ -82,10 +114,6 @@ def check_conflicts(o: Options) -> None:
         (o.interactive and o.conversational, "--interactive and --conversational"),
         (o.interactive and o.save_session is not None, "--interactive and --save-session"),
         (o.interactive and o.resume_session is not None, "--interactive and --resume-session"),
-        (
-            o.save_session is not None and o.resume_session is not None,
-            "--save-session and --resume-session",
-        ),
         (o.continue_session and o.interactive, "--continue and --interactive"),
         (o.continue_session and o.save_session is not None, "--continue and --save-session"),
         (o.continue_session and o.resume_session is not None, "--continue and --resume-session"),
@@ -102,6 +130,11 @@ def check_conflicts(o: Options) -> None:
         (o.artifact_out == "-" and o.as_json, "--artifact-out - and --json"),
         (o.dry_run and o.repl, "--dry-run and a REPL mode"),
         (o.dry_run and o.artifact_out is not None, "--dry-run and --artifact-out"),
+        (o.no_stdin and o.stdin_prompt, "--no-stdin and the prompt '-' (read stdin)"),
+        (o.no_stdin and o.repl, "--no-stdin and a REPL mode (it reads its lines from stdin)"),
+        (o.stdin_prompt and o.repl, "the prompt '-' (read stdin) and a REPL mode"),
+        (o.stdin_prompt and o.artifact_in == "-", "the prompt '-' and --artifact-in -"),
+        (o.no_stdin and o.artifact_in == "-", "--no-stdin and --artifact-in -"),
     ]
     for conflict, what in pairs:
         if conflict:

@@ -12,6 +12,7 @@ import functools
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -63,12 +64,13 @@ def _persona() -> str:
         return f.read().strip()
 
 
-def _read_stdin() -> str | None:
-    """Piped text, or None when stdin is a terminal (or absent)."""
-    if not sys.stdin or is_terminal(sys.stdin):
-        return None
-    data = sys.stdin.buffer.read()
-    return data.decode("utf-8", errors="replace")
+def _prompt_of(o: Options) -> str:
+    """The user message of a single turn: the argument and/or stdin, by the rule in
+    `ore.cli.stdin` (`-` as the argument: stdin alone)."""
+    from .stdin import prompt_stdin
+
+    piped = prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
+    return combine_prompt(None if o.stdin_prompt else o.prompt, piped)
 
 
 def combine_prompt(prompt: str | None, piped: str | None) -> str:
@@ -114,14 +116,13 @@ def single_turn(o: Options) -> None:
     from ..backends import model_for, requested_model
     from ..sessions import last_turns
 
-    prompt = combine_prompt(o.prompt, _read_stdin())
+    prompt = _prompt_of(o)
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
-    session = sent = None
-    name = o.session_name
-    if name is not None:
-        session = _open_session(o.resume_session, o.save_session, create=not o.dry_run)
+    session = sent = saving = None
+    if o.session_name is not None:
+        session, saving = _open_session(o, create=not o.dry_run)
         sent = last_turns(session, o.history)
     if o.dry_run:
         ctx = gather(prompt, plan)
@@ -138,9 +139,9 @@ def single_turn(o: Options) -> None:
         reasoner, _user(prompt), sent, ctx, system=_system(o.system), display=display, stdout=stdout
     )
     kept = ""
-    if name is not None and turn.session is not None and session is not None and sent is not None:
-        _save(name, turn.session.messages[len(sent.messages) :], session, turn)
-        kept = f"; the turn is saved in session '{name}'"
+    if saving is not None and turn.session is not None and session is not None and sent is not None:
+        saving.save(session.append(*turn.session.messages[len(sent.messages) :]), turn)
+        kept = f"; the turn is saved in session '{saving.name}'"
     artifact = None
     if o.artifact_out is not None:
         artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
@@ -153,15 +154,6 @@ def single_turn(o: Options) -> None:
         print_json(out_json)
     if artifact is not None and o.artifact_out == "-":
         _write_artifact_stdout(o.artifact_version, artifact)
-
-
-def _save(name: str, new: Sequence[Message], session: Session, turn: Turn) -> None:
-    """Append this turn's messages to session `name` and remember the model it used."""
-    from ..sessions import record_model
-
-    store = _store()
-    store.append(name, new, session_id=session.id)
-    record_model(store, name, turn.response.model_id)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -225,22 +217,24 @@ def artifact_turn(o: Options) -> None:
 
     The artifact is read and validated first, so a bad one costs no model call. The model is
     --model, else the one the artifact recorded (ORE_MODEL does not override an artifact).
-    Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
+    Stdin is read as the artifact itself (`--artifact-in -`) or, with the prompt `-`, as the
+    new prompt to chain; never otherwise.
     """
     from ..artifacts import plan_turn, read_artifact
     from ..types import TurnContext
 
     if o.session_name is not None:
         raise click.UsageError("--artifact-in and a session flag cannot be used together.")
-    if o.prompt is not None and not o.prompt.strip():
+    prompt = _prompt_of(o) if o.stdin_prompt else o.prompt
+    if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
     parent = read_artifact(o.artifact_in or "-")
-    if o.prompt is None and parent.messages is not None and o.system is not None:
+    if prompt is None and parent.messages is not None and o.system is not None:
         raise click.UsageError(
             f"--system cannot be used to replay an {parent.version} artifact: "
             "it replays the recorded messages exactly."
         )
-    plan = plan_turn(parent, o.prompt, system=_system(o.system))
+    plan = plan_turn(parent, prompt, system=_system(o.system))
     model = o.model or plan.model_id
     ctx = TurnContext(tool_results=tuple(plan.tool_results))
     if o.dry_run:
@@ -271,20 +265,61 @@ def artifact_turn(o: Options) -> None:
         _write_artifact_stdout(o.artifact_version, artifact)
 
 
-def _open_session(resume: str | None, save: str | None, *, create: bool = True) -> Session:
-    """The session named by --resume-session (must exist) or --save-session (created if new;
-    with `create=False`, as for --dry-run, nothing is written and a new session stays in memory)."""
-    store = _store()
-    if resume is not None:
-        return store.load(resume)
-    assert save is not None
-    if create:
-        return store.open_or_create(save)
-    if store.exists(save):
-        return store.load(save)
+@dataclass(slots=True)
+class _Saving:
+    """Where a session's turns are saved: the session `name`, which already holds the first
+    `saved` messages of the conversation (none yet for a new session continued from another)."""
+
+    name: str
+    session_id: str
+    saved: int
+
+    def save(self, session: Session, turn: Turn) -> None:
+        """Append what `session` (the whole conversation) holds beyond what is saved, and
+        remember the model the turn used."""
+        from ..sessions import record_model
+
+        store = _store()
+        store.append(self.name, session.messages[self.saved :], session_id=self.session_id)
+        record_model(store, self.name, turn.response.model_id)
+        self.saved = len(session.messages)
+
+
+def _open_session(o: Options, *, create: bool = True) -> tuple[Session, _Saving]:
+    """The session the turns continue, and where they are saved.
+
+    - `--resume-session NAME` (with or without `--save-session NAME`): NAME must exist; turns
+      are appended to it.
+    - `--save-session NAME`: NAME is continued if it exists, else created (with `create=False`,
+      as for --dry-run, nothing is written and a new session stays in memory).
+    - `--resume-session A --save-session B`: A's history continues into a new session B, written
+      with A's messages when the first turn completes; A is never written. B must not exist yet.
+    """
     from ..types import Session
 
-    return Session()
+    store = _store()
+    if o.resume_session is not None:
+        session = store.load(o.resume_session)
+        if not o.forks:
+            return session, _Saving(o.resume_session, session.id, len(session.messages))
+        target = o.save_session
+        assert target is not None
+        if store.exists(target):
+            raise OreError(
+                f"session '{target}' already exists: --resume-session {o.resume_session} "
+                f"--save-session {target} starts a new session; pick a new name, or continue "
+                f"'{target}' with --resume-session {target}"
+            )
+        fork = Session(messages=session.messages)
+        return fork, _Saving(target, fork.id, 0)
+    assert o.save_session is not None
+    if create:
+        session = store.open_or_create(o.save_session)
+    elif store.exists(o.save_session):
+        session = store.load(o.save_session)
+    else:
+        session = Session()
+    return session, _Saving(o.save_session, session.id, len(session.messages))
 
 
 def repl(o: Options) -> int:
@@ -302,20 +337,20 @@ def repl(o: Options) -> int:
     plan = plan_context(o)
     backend = backend_for(o)
     session: Session | None = None
-    if not o.interactive:
-        session = (
-            _open_session(o.resume_session, o.save_session)
-            if o.session_name is not None
-            else Session()
-        )
+    saving: _Saving | None = None
+    if o.session_name is not None:
+        session, saving = _open_session(o)
+    elif not o.interactive:
+        session = Session()
     conv = Conversation(
         model=model_for(o.model, backend),
         system=_system(o.system),
         session=session,
-        name=o.session_name,
+        name=o.save_to,
         history=o.history,
     )
     display = Display.of(o)
+    saving_in: dict[str, _Saving | None] = {"to": saving}
 
     def turn(line: str) -> None:
         current = conv.session
@@ -334,11 +369,15 @@ def repl(o: Options) -> int:
             raise
         kept = ""
         if current is not None and sent is not None and result.session is not None:
-            new = result.session.messages[len(sent.messages) :]
+            whole = current.append(*result.session.messages[len(sent.messages) :])
             if conv.name is not None:
-                _save(conv.name, new, current, result)
+                to = saving_in["to"]
+                if to is None or to.name != conv.name:
+                    # /save or /fork wrote the conversation so far under a new name
+                    to = saving_in["to"] = _Saving(conv.name, current.id, len(current.messages))
+                to.save(whole, result)
                 kept = f"; the turn is saved in session '{conv.name}'"
-            conv.session = current.append(*new)
+            conv.session = whole
         deliver(result, display, stdout, kept=kept)
 
     interactive_terminal = is_terminal(sys.stdin)

@@ -9,19 +9,21 @@ Three levels, each read only when needed:
 3. resources, files under the skill's `references/`, `assets/` or `resources/`, only when asked
    for by name, and never from outside the skill folder (traversal and symlinks out refused).
 
-Skills live in `$ORE_HOME/skills/` and in the bundled skills shipped with ORE; a user skill
-shadows a bundled one with the same folder name. A malformed skill is skipped with a one-line
-warning and never hides the others; activating it by name says what is wrong.
+Skills live in `$ORE_HOME/skills/` and in the bundled skills shipped with ORE. A skill answers to
+its `name:` (matched without regard to case), even when that differs from its folder's name; a
+user skill shadows a bundled one of the same name. What the Agent Skills specification says and
+how leniently ORE reads it is `ore.skills.spec`: a skill that departs from the spec still loads,
+and its deviations are reported; only an unsafe or unreadable one is skipped, with a one-line
+warning, and never hides the others; activating it by its folder name says what is wrong.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from .. import _fs
 from ..errors import SkillError
@@ -35,6 +37,7 @@ from .frontmatter import (
     split_skill,
     unreadable,
 )
+from .spec import spec_deviations, validate_metadata
 
 __all__ = [
     "FRONTMATTER_LIMIT",
@@ -44,8 +47,10 @@ __all__ = [
     "SkillCatalog",
     "activate",
     "bundled_skills_dir",
+    "check_skill",
     "discover_skills",
     "find_skill",
+    "inspect_skill",
     "list_resources",
     "parse_frontmatter",
     "read_metadata",
@@ -58,77 +63,12 @@ SKILL_LIMIT = 256 * 1024  # the largest SKILL.md that is activated
 RESOURCE_LIMIT = 64 * 1024  # the largest resource that is injected
 RESOURCE_DIRS = ("references", "assets", "resources")
 
-_SPEC_FIELDS = frozenset(
-    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-)
-_FIELDS = _SPEC_FIELDS | {"hints"}  # upstream ORE's top-level hint list, still read
-_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 Warn = Callable[[str], None]
+_V = TypeVar("_V")
 
 
 # -- level 1: metadata ------------------------------------------------------------------------
-
-
-def validate_metadata(data: Mapping[str, Any], folder: str, path: str = "") -> SkillMetadata:
-    """Check frontmatter against the Agent Skills specification and build the metadata.
-
-    Hints come from upstream ORE's top-level `hints` list and from `metadata.hints`
-    (comma-separated), both, in that order, without repeats.
-
-    :raises SkillError: naming the field at fault.
-    """
-    unknown = sorted(str(k) for k in data if k not in _FIELDS)
-    if unknown:
-        raise SkillError(f"unknown field '{unknown[0]}' (allowed: {', '.join(sorted(_FIELDS))})")
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise SkillError("the field 'name' is missing or not a string")
-    if len(name) > 64 or not _NAME.fullmatch(name):
-        raise SkillError(
-            f"invalid name {name[:80]!r}: use 1-64 lowercase letters, digits and single '-' "
-            "(not first or last)"
-        )
-    if name != folder:
-        raise SkillError(f"the name '{name}' does not match its folder '{folder[:80]}'")
-    description = data.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise SkillError("the field 'description' is missing or empty")
-    if len(description) > 1024:
-        raise SkillError("the description is longer than 1024 characters")
-    license_ = _optional_str(data, "license")
-    compatibility = _optional_str(data, "compatibility")
-    if compatibility is not None and not 1 <= len(compatibility) <= 500:
-        raise SkillError("the field 'compatibility' must be 1-500 characters")
-    meta = data.get("metadata") or {}
-    if not isinstance(meta, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in meta.items()
-    ):
-        raise SkillError("the field 'metadata' must map strings to strings (quote numbers)")
-    tools = data.get("allowed-tools")
-    if tools is not None and not isinstance(tools, str):
-        raise SkillError("the field 'allowed-tools' must be a space-separated string")
-    hints = data.get("hints") or []
-    if not isinstance(hints, list) or not all(isinstance(h, str) for h in hints):
-        raise SkillError("the field 'hints' must be a list of strings")
-    hints = hints + [h for h in meta.get("hints", "").split(",")]
-    return SkillMetadata(
-        name=name,
-        description=" ".join(description.split()),
-        hints=tuple(dict.fromkeys(h.strip() for h in hints if h.strip())),
-        path=path,
-        license=license_,
-        compatibility=compatibility,
-        metadata=dict(meta),
-        allowed_tools=tuple((tools or "").split()),
-    )
-
-
-def _optional_str(data: Mapping[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise SkillError(f"the field '{key}' must be a string")
-    return value
 
 
 def read_metadata(folder: Path) -> SkillMetadata:
@@ -136,12 +76,34 @@ def read_metadata(folder: Path) -> SkillMetadata:
 
     :raises SkillError: "PATH: problem", naming the SKILL.md and what is wrong with it.
     """
+    return inspect_skill(folder)[0]
+
+
+def inspect_skill(folder: Path) -> tuple[SkillMetadata, tuple[str, ...]]:
+    """`read_metadata`, with every way the frontmatter departs from the Agent Skills spec."""
     skill_md = folder / "SKILL.md"
     try:
         data = parse_frontmatter(decode(read_head(skill_md)))
-        return validate_metadata(data, folder.name, str(folder))
+        meta = validate_metadata(data, folder.name, str(folder))
     except SkillError as exc:
         raise SkillError(f"{skill_md}: {exc.message}", skill=folder.name) from exc
+    return meta, tuple(spec_deviations(data, folder.name))
+
+
+def check_skill(folder: Path) -> list[str]:
+    """Every finding about one skill folder, for `ore skill validate`: each spec deviation, and
+    (starting with "refused:") what would make ORE refuse it, frontmatter and body both read."""
+    skill_md = folder / "SKILL.md"
+    try:
+        data = parse_frontmatter(decode(read_head(skill_md)))
+    except SkillError as exc:
+        return [f"refused: {exc.message}"]
+    found = spec_deviations(data, folder.name)
+    try:
+        activate(validate_metadata(data, folder.name, str(folder)))
+    except SkillError as exc:
+        found.append(f"refused: {exc.message.split(f'{skill_md}: ', 1)[-1]}")
+    return found
 
 
 # -- discovery ----------------------------------------------------------------------------------
@@ -170,22 +132,40 @@ def skill_roots() -> tuple[Path, ...]:
 
 @dataclass(frozen=True, slots=True)
 class SkillCatalog:
-    """Every skill found: the good ones by name, and the malformed ones by folder with why."""
+    """Every skill found: the usable ones by name, the refused ones by folder with why, and the
+    spec deviations of usable ones by name (only those that have any)."""
 
     skills: Mapping[str, SkillMetadata] = field(default_factory=dict)
     problems: Mapping[str, str] = field(default_factory=dict)
+    deviations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def get(self, name: str) -> SkillMetadata:
-        """The skill called `name`, or a SkillError saying it is malformed or unknown."""
-        if name in self.skills:
-            return self.skills[name]
-        if name in self.problems:
-            raise SkillError(f"skill '{name}' is malformed: {self.problems[name]}", skill=name)
+        """The skill called `name` (any case), or a SkillError saying it is refused or unknown."""
+        meta = _lookup(self.skills, name)
+        if meta is not None:
+            return meta
+        problem = _lookup(self.problems, name)
+        if problem is not None:
+            raise SkillError(f"skill '{name}' is malformed: {problem}", skill=name)
+        for other in self.skills.values():
+            if Path(other.path).name.casefold() == name.casefold():
+                raise SkillError(
+                    f"unknown skill {name[:80]!r}: the skill in the folder {name[:80]} is called "
+                    f"'{other.name}' (use --skill {other.name})",
+                    skill=name,
+                )
         known = ", ".join(self.skills) or "none"
         raise SkillError(
             f"unknown skill {name[:80]!r}: available skills are {known} (see --list-skills)",
             skill=name,
         )
+
+
+def _lookup(mapping: Mapping[str, _V], name: str) -> _V | None:
+    if name in mapping:
+        return mapping[name]
+    folded = name.casefold()
+    return next((v for k, v in mapping.items() if k.casefold() == folded), None)
 
 
 def _folders(root: Path) -> list[os.DirEntry[str]]:
@@ -202,42 +182,59 @@ def discover_skills(
 ) -> SkillCatalog:
     """Level 1 for every skill under `roots` (default: `skill_roots()`), frontmatter only.
 
-    A folder without SKILL.md is not a skill and is passed over. A malformed skill is recorded
-    in `problems` and reported through `warn` as one line naming the file and the problem.
+    A folder without SKILL.md is not a skill and is passed over. Names are compared without
+    regard to case. A skill of an earlier root shadows a later root's skill of the same name (so
+    yours shadow the bundled ones), and a refused skill shadows later ones named like its folder
+    (a broken override is reported, not silently replaced). Within one root, a second skill with
+    a name already taken is refused. Each refused skill is recorded in `problems` and reported
+    through `warn` as one line naming the file and the problem; spec deviations of usable skills
+    are recorded in `deviations`, not warned here (`--list-skills` shows them).
     """
     skills: dict[str, SkillMetadata] = {}
     problems: dict[str, str] = {}
-    for root in skill_roots() if roots is None else roots:
+    deviations: dict[str, tuple[str, ...]] = {}
+    claimed: dict[str, int] = {}  # case-folded name -> index of the root that claimed it
+
+    def refuse(index: int, folder: str, message: str) -> None:
+        problems[folder] = message
+        claimed.setdefault(folder.casefold(), index)
+        if warn is not None:
+            warn(f"skipping skill: {message}")
+
+    for index, root in enumerate(skill_roots() if roots is None else roots):
         for entry in _folders(root):
-            if entry.name in skills or entry.name in problems:
-                continue  # shadowed by an earlier root
             folder = Path(entry.path)
             if not os.path.lexists(folder / "SKILL.md"):
                 continue
             try:
-                skills[entry.name] = read_metadata(folder)
+                meta, deviant = inspect_skill(folder)
             except SkillError as exc:
-                problems[entry.name] = exc.message
-                if warn is not None:
-                    warn(f"skipping skill: {exc.message}")
-    return SkillCatalog(dict(sorted(skills.items())), problems)
+                if claimed.get(entry.name.casefold(), index) == index:
+                    refuse(index, entry.name, exc.message)
+                continue  # else shadowed by an earlier root's skill of that name
+            key = meta.name.casefold()
+            if key in claimed:
+                if claimed[key] == index:
+                    refuse(
+                        index,
+                        entry.name,
+                        f"{folder / 'SKILL.md'}: another skill in {root} is already called "
+                        f"'{meta.name}'",
+                    )
+                continue
+            claimed[key] = index
+            skills[meta.name] = meta
+            if deviant:
+                deviations[meta.name] = deviant
+    return SkillCatalog(dict(sorted(skills.items())), problems, deviations)
 
 
 def find_skill(name: str, roots: Sequence[Path] | None = None) -> SkillMetadata:
-    """The metadata of the skill called `name`, looked up directly in its folder.
+    """The metadata of the skill called `name` (any case), as `discover_skills` finds it.
 
     :raises SkillError: when it is malformed (saying why) or there is no such skill.
     """
-    search = skill_roots() if roots is None else roots
-    if _NAME.fullmatch(name) and len(name) <= 64:
-        for root in search:
-            folder = root / name
-            if os.path.lexists(folder / "SKILL.md"):
-                try:
-                    return read_metadata(folder)
-                except SkillError as exc:
-                    raise SkillError(f"skill '{name}' is malformed: {exc.message}") from exc
-    return discover_skills(search).get(name)
+    return discover_skills(roots).get(name)
 
 
 # -- level 2: instructions, and level 3: resources -----------------------------------------------

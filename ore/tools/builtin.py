@@ -21,7 +21,14 @@ from .base import (
     tool_root,
 )
 
-__all__ = ["ECHO_HINTS", "READ_FILE_HINTS", "READ_FILE_LIMIT", "echo_tool", "read_file_tool"]
+__all__ = [
+    "ECHO_HINTS",
+    "ECHO_UPSTREAM_ARG",
+    "READ_FILE_HINTS",
+    "READ_FILE_LIMIT",
+    "echo_tool",
+    "read_file_tool",
+]
 
 #: The most bytes `read-file` injects into a turn; longer files are cut here, and it says so.
 READ_FILE_LIMIT = 64 * 1024
@@ -29,29 +36,50 @@ READ_FILE_LIMIT = 64 * 1024
 
 ECHO_HINTS = ("echo", "repeat after me", "say back", "repeat this")
 
+#: Upstream ORE's name for the echoed message; a routed echo sets it as well as `text`.
+ECHO_UPSTREAM_ARG = "msg"
+
+_ECHO_SCHEMA = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "minLength": 1}},
+    "additionalProperties": {"type": "string"},
+}
+
 
 def _echo(args: Mapping[str, Any]) -> ToolResult:
-    return ToolResult(tool_name="echo", output=args["text"])
+    """`text` alone (or with upstream's `msg` holding the same text, as a routed echo sets both)
+    is handed back verbatim; otherwise every argument as a sorted `key=value` line, as upstream's
+    echo does, and `(no arguments)` for none."""
+    text = args.get("text")
+    others = {k: v for k, v in args.items() if k != "text"}
+    if text is not None and (not others or others == {ECHO_UPSTREAM_ARG: text}):
+        return ToolResult(tool_name="echo", output=text)
+    if not args:
+        return ToolResult(tool_name="echo", output="(no arguments)")
+    return ToolResult(
+        tool_name="echo", output="\n".join(f"{k}={v}" for k, v in sorted(args.items()))
+    )
 
 
 def _echo_extract(prompt: str) -> dict[str, str]:
     match = after_hint(prompt, ECHO_HINTS)
     rest = prompt[match.end() :].strip(" \t\r\n:,") if match else ""
     text = rest or prompt.strip()
-    return {"text": text} if text else {}
+    return {"text": text, ECHO_UPSTREAM_ARG: text} if text else {}
 
 
 def echo_tool() -> Tool:
-    """`echo`: hands its `text` argument back as tool output. Needs no permission."""
+    """`echo`: hands its arguments back as tool output (any `--tool-arg KEY=VALUE`, or none).
+    Needs no permission."""
     return Tool(
         name="echo",
-        description="Inject the text argument verbatim (a harmless tool for trying the gate).",
+        description="Inject its arguments: text=... verbatim, any other KEY=VALUE as a line.",
         permissions=(),
-        schema=string_args(["text"], ["text"]),
+        schema=_ECHO_SCHEMA,
         handler=_echo,
         hints=ECHO_HINTS,
         extractor=_echo_extract,
-        routable_args=frozenset({"text"}),
+        routable_args=frozenset({"text", ECHO_UPSTREAM_ARG}),
     )
 
 
