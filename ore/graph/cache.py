@@ -25,7 +25,7 @@ from .records import Edge, FileIndex
 __all__ = ["MAGIC", "CachedIndex", "cache_path", "read_cache", "write_cache"]
 
 # Bump the number whenever extraction, resolution or weighting changes: old caches then rebuild.
-MAGIC = b"ore-graph-index 3\n"
+MAGIC = b"ore-graph-index 4\n"
 _SUM = 32
 
 
