@@ -240,7 +240,7 @@ def _start_byte(node: Any) -> int:
 
 def make_shape(path: str, language: str, data: bytes) -> FileShape:
     """The shape of a file's bytes."""
-    funcs, _broken = functions(language, data)
+    funcs, _broken = functions(language, data, profile=True)
     return FileShape(path, language, *lex(language, data.decode("utf-8", "replace")), funcs)
 
 
@@ -270,7 +270,7 @@ def snippet_shape(snippet: str | bytes, language: str) -> FileShape:
     if language == "python":
         text = textwrap.dedent(text)  # a method copied with its indentation
     data = text.encode("utf-8")
-    funcs, broken = functions(language, data)
+    funcs, broken = functions(language, data, profile=True)
     if broken:
         where = _first_error_line(language, data)
         raise GraphError(
