@@ -79,18 +79,24 @@ def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
 def _windows(
     shapes: dict[str, FileShape], files: list[str], kind: str, m: int, min_tokens: int
 ) -> list[CloneGroup]:
-    ids: dict[str, int] = {}
-    keys: list[list[int]] = []
-    for path in files:
-        lines = shapes[path].exact if kind == "exact" else shapes[path].renamed
-        keys.append([ids.setdefault(key, len(ids)) for key in lines])
-    # windows of m line keys, built and counted in C; only repeated ones are looked at again
-    windows = [list(zip(*(seq[k:] for k in range(m)), strict=False)) for seq in keys]
-    counts = Counter(w for found in windows for w in found)
+    keys: list[tuple[int, ...]] = [
+        shapes[path].exact if kind == "exact" else shapes[path].renamed for path in files
+    ]
+    # A window can only repeat when each of its lines does: windows are built (in C, by `zip`)
+    # only over runs of at least m lines whose keys occur more than once in the whole tree.
+    seen = Counter(key for seq in keys for key in seq)
+    windows: list[list[tuple[int, tuple[int, ...]]]] = []
+    for seq in keys:
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for lo, hi in _runs([seen[key] > 1 for key in seq], m):
+            part = seq[lo:hi]
+            found += enumerate(zip(*(part[k:] for k in range(m)), strict=False), lo)
+        windows.append(found)
+    counts = Counter(w for found in windows for _i, w in found)
     repeated = {w for w, n in counts.items() if 1 < n <= _BUCKET_CAP}
     buckets: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
     for f, found in enumerate(windows):
-        for i, w in [(i, w) for i, w in enumerate(found) if w in repeated]:
+        for i, w in [(i, w) for i, w in found if w in repeated]:
             buckets[w].append((f, i))
     spans: dict[tuple[int, int, int], set[tuple[int, int, int]]] = {}
     for found_at in buckets.values():
@@ -115,6 +121,20 @@ def _windows(
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
     return _grouped(shapes, files, kind, spans, min_tokens)
+
+
+def _runs(flags: list[bool], m: int) -> list[tuple[int, int]]:
+    """`(lo, hi)` of every run of at least `m` True flags."""
+    out = []
+    start = -1
+    for i, flag in enumerate([*flags, False]):
+        if flag and start < 0:
+            start = i
+        elif not flag and start >= 0:
+            if i - start >= m:
+                out.append((start, i))
+            start = -1
+    return out
 
 
 def _grouped(
@@ -153,7 +173,7 @@ def _grouped(
 def _structural(
     shapes: dict[str, FileShape], files: list[str], m: int, min_tokens: int
 ) -> list[CloneGroup]:
-    by_shape: dict[str, list[tuple[str, int, int, tuple[str, ...], int]]] = defaultdict(list)
+    by_shape: dict[str, list[tuple[str, int, int, tuple[int, ...], int]]] = defaultdict(list)
     for path in files:
         shape = shapes[path]
         for fn in shape.functions:
@@ -220,8 +240,8 @@ def _score(
     start: int,
     end: int,
     name: str,
-    s_renamed: list[str],
-    s_exact: list[str],
+    s_renamed: list[int],
+    s_exact: list[int],
     same_shape: bool,
 ) -> SnippetMatch | None:
     lo, hi = shape.span(start, end)

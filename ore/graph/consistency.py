@@ -38,7 +38,7 @@ DOMINANT = 0.75
 _CALLABLE = ("function", "method")
 _BARE_EXCEPT = re.compile(r"^\s*except\s*:", re.M)
 _PRINT = re.compile(r"^\s*print\(", re.M)
-_LOGGER = re.compile(r"\b(logger|logging|log)\.(debug|info|warning|error|exception)\(")
+_LOGGER = re.compile(r"(logger|logging|log|LOGGER|_logger)\.\w+\(\)|logging\.getLogger")
 
 
 def check_consistency(
@@ -162,11 +162,11 @@ def _structure(
                     documented += _has_docstring(shapes[path], s)
     sample = sorted(scope, key=lambda p: (-g.pagerank[p], p))[:400]
     if record.language == "python":
-        for path in sample:
-            body = "\n".join(g._lines(path))
-            bare += bool(_BARE_EXCEPT.search(body))
-            prints += bool(_PRINT.search(body))
-            logs += bool(_LOGGER.search(body))
+        for file_shape in load_shapes(g, sample).values():
+            labels = {label for _topic, label, _n, _line in file_shape.facts}
+            bare += "bare except:" in labels
+            prints += "print()" in labels
+            logs += any(_LOGGER.match(label) for label in labels)
     bad: list[str] = []
     checked = 0
     long_limit, param_limit = _p90(lengths), _p90(counts)
@@ -216,11 +216,5 @@ def _p90(values: list[int]) -> int:
 
 
 def _has_docstring(shape: FileShape, s: Symbol) -> bool:
-    """Whether the first statement after a function's header is a string."""
-    lo, hi = shape.span(s.line, s.end_line)
-    for i in range(lo, hi):
-        if shape.exact[i].endswith(":"):
-            return (i + 1 < hi and shape.exact[i + 1][:1] in ("'", '"')) or (
-                i + 1 < hi and shape.exact[i + 1][:2].lower() in ("r'", 'r"', "f'", 'f"')
-            )
-    return False
+    """Whether the function defined at `s.line` starts with a docstring."""
+    return any(fn.start == s.line and fn.doc for fn in shape.functions)

@@ -6,7 +6,7 @@ Topics and where each comes from:
   first and last words; languages other than the main one are named in the label (`js: ...`).
 - `imports`: the index's imports; absolute or relative, `from` or plain, aliases, star imports,
   and whether a file groups standard library, third-party and local imports in that order.
-- `errors`, `logging`, `async`, `tests`: patterns matched line by line in the files' text, per
+- `errors`, `logging`, `async`, `tests`: patterns matched in the files' text (`facts`), per
   language family (what is raised and caught, error classes; logger calls and `print`; async
   functions, awaits, threads; test framework, fixture style, test file naming).
 
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ..errors import GraphError
 from .results import Convention, Pattern
 from .scope import is_test, need_files, select, split_words
+from .shapecache import load_shapes
 from .shapes import family
 
 if TYPE_CHECKING:
@@ -38,117 +39,6 @@ TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
 _SHOWN = 8
 _STDLIB = frozenset(sys.stdlib_module_names)
 
-_Rule = tuple[str, re.Pattern[str]]  # label ("{0}" takes the first group), pattern
-
-
-def _rules(*pairs: tuple[str, str]) -> tuple[_Rule, ...]:
-    return tuple((label, re.compile(rx)) for label, rx in pairs)
-
-
-_TEXT_RULES: dict[str, dict[str, tuple[_Rule, ...]]] = {
-    "errors": {
-        "python": _rules(
-            ("raise {0}", r"^\s*raise\s+([A-Za-z_][\w.]*)"),
-            ("except {0}", r"^\s*except\s*\(?\s*([A-Za-z_][\w.]*)"),
-            ("bare except:", r"^\s*except\s*:"),
-            (
-                "error classes derive from {0}",
-                r"^\s*class\s+\w*(?:Error|Exception)\s*\(\s*([\w.]+)",
-            ),
-        ),
-        "js": _rules(
-            ("throw new {0}", r"\bthrow\s+new\s+([A-Za-z_$][\w.$]*)"),
-            ("catch (e)", r"\bcatch\s*\("),
-            ("Promise .catch()", r"\.catch\("),
-            ("error classes extend {0}", r"\bclass\s+\w*Error\s+extends\s+([\w.$]+)"),
-        ),
-        "go": _rules(
-            ("errors.New", r"\berrors\.New\("),
-            ("fmt.Errorf", r"\bfmt\.Errorf\("),
-            ("if err != nil", r"\bif\s+err\s*!=\s*nil"),
-            ("panic()", r"\bpanic\("),
-        ),
-        "rust": _rules(
-            ("the ? operator", r"\?\s*[;)]"),
-            (".unwrap()", r"\.unwrap\(\)"),
-            (".expect()", r"\.expect\("),
-            ("panic!", r"\bpanic!\("),
-        ),
-    },
-    "logging": {
-        "python": _rules(
-            ("logging.getLogger({0})", r"logging\.getLogger\(\s*([^)]*)\)"),
-            (
-                "{0}.{1}()",
-                r"\b(logger|log|LOGGER|_logger|logging)\.(debug|info|warning|warn|error|exception|critical)\(",
-            ),
-            ("print()", r"^\s*print\("),
-            ("warnings.warn()", r"\bwarnings\.warn\("),
-        ),
-        "js": _rules(
-            ("console.{0}()", r"\bconsole\.(log|warn|error|info|debug)\("),
-            ("{0}.{1}()", r"\b(logger|log)\.(debug|info|warn|error)\("),
-        ),
-        "go": _rules(
-            ("log.{0}", r"\blog\.(Print\w*|Fatal\w*|Panic\w*)\("),
-            ("slog.{0}", r"\bslog\.(\w+)\("),
-            ("fmt.Print", r"\bfmt\.Print"),
-        ),
-        "rust": _rules(
-            ("{0}! (log/tracing)", r"\b(trace|debug|info|warn|error)!\("),
-            ("println!", r"\be?println!\("),
-        ),
-    },
-    "async": {
-        "python": _rules(
-            ("async def", r"^\s*async\s+def\b"),
-            ("await", r"\bawait\b"),
-            ("asyncio", r"\basyncio\."),
-            ("threads", r"\bthreading\.|\bThread\("),
-            ("concurrent.futures", r"\bconcurrent\.futures\b|Executor\("),
-        ),
-        "js": _rules(
-            ("async functions", r"\basync\s+(function\b|\(|\w+\s*=>)"),
-            ("await", r"\bawait\b"),
-            (".then()", r"\.then\("),
-            ("new Promise", r"\bnew\s+Promise\("),
-        ),
-        "go": _rules(
-            ("goroutines", r"\bgo\s+(func\b|\w+\()"),
-            ("channels", r"\bchan\b"),
-            ("sync", r"\bsync\.(WaitGroup|Mutex|RWMutex|Once)"),
-        ),
-        "rust": _rules(
-            ("async fn", r"\basync\s+fn\b"),
-            (".await", r"\.await\b"),
-            ("tokio", r"\btokio::"),
-            ("threads", r"\bthread::spawn\b"),
-        ),
-    },
-    "tests": {
-        "python": _rules(
-            ("pytest", r"^\s*import\s+pytest|@pytest\."),
-            ("unittest TestCase", r"\(\s*(unittest\.)?\w*TestCase\s*\)"),
-            ("@pytest.fixture", r"@pytest\.fixture"),
-            ("setUp methods", r"def\s+setUp\w*\("),
-            ("plain assert", r"^\s*assert\b"),
-            ("self.assert*", r"\bself\.assert\w+\("),
-        ),
-        "js": _rules(
-            ("describe/it", r"\b(describe|it)\("),
-            ("test()", r"^\s*test\("),
-            ("vitest", r"from\s+['\"]vitest['\"]"),
-            ("jest", r"\bjest\."),
-            ("beforeEach", r"\bbeforeEach\("),
-        ),
-        "go": _rules(
-            ("testing.T", r"func\s+Test\w*\(\s*\w+\s+\*testing\.T"),
-            ("table tests", r"\btests?\s*:?=\s*\[\]struct"),
-            ("t.Run", r"\bt\.Run\("),
-        ),
-        "rust": _rules(("#[test]", r"#\[test\]"), ("#[cfg(test)] modules", r"#\[cfg\(test\)\]")),
-    },
-}
 _TEST_NAMES = (
     ("test_*.py", re.compile(r"(^|/)test_[^/]*\.pyi?$")),
     ("*_test.py", re.compile(r"_test\.py$")),
@@ -239,22 +129,12 @@ def _tally(g: CodeGraph, topic: str, files: Sequence[str]) -> _Tally:
             for label, rx in _TEST_NAMES:
                 if rx.search(path):
                     tally.add(f"test files: {label}", f"{path}:1", path)
-    for path in files:
-        record = g.index.files[path]
-        rules = _TEXT_RULES[topic].get(family(record.language), ())
-        if not rules:
-            continue
-        seen: set[str] = set()
-        for number, line in enumerate(g._lines(path), 1):
-            for label, rx in rules:
-                found = rx.search(line)
-                if found:
-                    text = label.format(*found.groups()) if found.groups() else label
-                    tally.counts[text] += 1
-                    tally.where.setdefault(text, f"{path}:{number}")
-                    seen.add(text)
-        for text in seen:
-            tally.files[text] += 1
+    for path, shape in load_shapes(g, files).items():
+        for fact_topic, label, count, line in shape.facts:
+            if fact_topic == topic:
+                tally.counts[label] += count
+                tally.where.setdefault(label, f"{path}:{line}")
+                tally.files[label] += 1
     return tally
 
 

@@ -5,7 +5,8 @@ cold index pays nothing for judgment operations that are never asked for.
 
 - Tokens: one regular expression per language family (run in C), comments and whitespace dropped.
   A line's *exact* key is its token texts; its *renamed* key replaces every identifier that is not
-  a keyword with `I`, every string with `''` and every number with `0` (a type-2 clone key).
+  a keyword with `I`, every string with `''` and every number with `0` (a type-2 clone key). Keys
+  are kept as stable 64-bit hashes (`line_key`), small on disk and fast to compare.
   A token spanning lines (a docstring) belongs to the line it starts on.
 - Function shapes: tree-sitter's S-expression of a function's syntax tree (node kinds and fields,
   no text; built in C), hashed. Two functions with the same shape differ only in names, literals
@@ -18,6 +19,7 @@ import hashlib
 import keyword
 import re
 import textwrap
+import zlib
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
@@ -25,12 +27,14 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from ..errors import GraphError
+from .facts import Fact, file_facts
 
 __all__ = [
     "MAX_SNIPPET_BYTES",
     "FileShape",
     "Function",
     "family",
+    "line_key",
     "make_shape",
     "snippet_shape",
     "snippet_text",
@@ -112,6 +116,7 @@ class Function(NamedTuple):
     shape: str
     nodes: int
     profile: tuple[tuple[str, int], ...]
+    doc: bool  # its body starts with a string (a Python docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +127,11 @@ class FileShape:
     path: str
     language: str
     numbers: tuple[int, ...]
-    exact: tuple[str, ...]
-    renamed: tuple[str, ...]
+    exact: tuple[int, ...]
+    renamed: tuple[int, ...]
     tokens: tuple[int, ...]
     functions: tuple[Function, ...]
+    facts: tuple[Fact, ...] = ()
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The indexes `lo:hi` of the code lines numbered `start`..`end`."""
@@ -133,16 +139,22 @@ class FileShape:
 
     def to_row(self) -> tuple[object, ...]:
         return (self.language, self.numbers, self.exact, self.renamed, self.tokens,
-                tuple(map(tuple, self.functions)))  # fmt: skip
+                tuple(map(tuple, self.functions)), self.facts)  # fmt: skip
 
     @classmethod
     def from_row(cls, path: str, row: tuple[Any, ...]) -> FileShape:
-        language, numbers, exact, renamed, tokens, funcs = row
+        language, numbers, exact, renamed, tokens, funcs, facts = row
         functions = tuple(Function(*f) for f in funcs)
-        return cls(path, language, numbers, exact, renamed, tokens, functions)
+        return cls(path, language, numbers, exact, renamed, tokens, functions, facts)
 
 
-Lines = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], tuple[int, ...]]
+Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def line_key(text: str) -> int:
+    """A stable 64-bit key of a line's tokens (CRC-32 and Adler-32, both in C)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
 
 
 def lex(language: str, text: str) -> Lines:
@@ -155,14 +167,17 @@ def lex(language: str, text: str) -> Lines:
     text = skip.sub(_strip, text)
     idents = _identifiers(fam)
     findall, s_sub, n_sub, i_sub = _TOKEN.findall, _STRINGS.sub, _NUMBERS.sub, idents.sub
-    numbers, exact, renamed, counts = [], [], [], []
+    numbers: list[int] = []
+    exact: list[int] = []
+    renamed: list[int] = []
+    counts: list[int] = []
     for number, line in enumerate(text.split("\n"), 1):
         tokens = findall(line)
         if tokens:
             key = " ".join(tokens)
             numbers.append(number)
-            exact.append(key)
-            renamed.append(i_sub("I", n_sub("0", s_sub("''", key))))
+            exact.append(line_key(key))
+            renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
             counts.append(len(tokens))
     return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
 
@@ -226,8 +241,19 @@ def functions(
             nodes = sexp.count("(")
             if profile:
                 kinds = tuple(sorted(Counter(_NODE.findall(sexp)).items()))
-        out.append(Function(name, start, end, shape, nodes, kinds))
+        out.append(Function(name, start, end, shape, nodes, kinds, _documented(node)))
     return tuple(out), bool(tree.root_node.has_error)
+
+
+def _documented(node: Any) -> bool:
+    body = node.child_by_field_name("body")
+    first = body.named_children[0] if body is not None and body.named_children else None
+    return bool(
+        first is not None
+        and first.type == "expression_statement"
+        and first.named_children
+        and first.named_children[0].type in ("string", "concatenated_string")
+    )
 
 
 def _node_text(node: Any) -> str:
@@ -241,7 +267,9 @@ def _start_byte(node: Any) -> int:
 def make_shape(path: str, language: str, data: bytes) -> FileShape:
     """The shape of a file's bytes."""
     funcs, _broken = functions(language, data, profile=True)
-    return FileShape(path, language, *lex(language, data.decode("utf-8", "replace")), funcs)
+    text = data.decode("utf-8", "replace")
+    facts = file_facts(family(language), text)
+    return FileShape(path, language, *lex(language, text), funcs, facts)
 
 
 def snippet_text(snippet: str | bytes) -> str:
