@@ -9,7 +9,10 @@ interleaved; and `duplicates` cold (its shapes cache deleted). Then the quality 
 - snippets: functions of django's most central files, renamed (the function, its parameters and
   its local names get new names), given to `duplicates_of`: is the original the first match?
 
-    python bench/graph_judgment_bench.py [--runs 5] [--site DIR] [--json]
+    python bench/graph_judgment_bench.py [--runs 5] [--site DIR] [--pylint DIR] [--json]
+
+With pylint importable (or `--pylint DIR` from `pip install --target DIR pylint`), its `symilar`
+runs on django's Python files too: recall of ORE's clone groups against it, and both times.
 
 Without --site django is installed with `pip install --target` into a temporary folder.
 """
@@ -26,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -181,11 +185,72 @@ def renamed_snippets(site: Path, count: int = 20) -> dict[str, Any]:
     return {"functions": len(picked), "original_first": found, "misses": misses}
 
 
+def symilar_recall(site: Path, pylint_path: Path | None) -> dict[str, Any]:
+    """pylint's `symilar -d 5 -i` on django's Python files against ORE's exact and renamed
+    groups of 5 lines or more (no token minimum, as symilar has none): a symilar group is found
+    when each consecutive pair of its places overlaps, by half its lines or more, two places of
+    one ORE group. Also both wall times (ORE warm)."""
+    import os
+
+    from ore.graph import open_graph
+
+    env = dict(os.environ)
+    if pylint_path is not None:
+        env["PYTHONPATH"] = str(pylint_path)
+    files = sorted(str(p.relative_to(site)) for p in (site / "django").rglob("*.py"))
+    cmd = [sys.executable, "-m", "pylint.checkers.symilar", "-d", "5", "-i", *files]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=site, env=env, capture_output=True, text=True, check=False)
+    symilar_seconds = time.perf_counter() - start
+    if "TOTAL lines" not in done.stdout:
+        return {"skipped": "pylint's symilar is not installed (pip install --target DIR pylint)"}
+    groups = []
+    for block in done.stdout.split("\n\n"):
+        places = re.findall(r"^==django/(\S+?):\[(\d+):(\d+)\]", block, re.M)
+        if len(places) >= 2:
+            groups.append([(p, int(a) + 1, int(b)) for p, a, b in places])
+    g = open_graph(site / "django")
+    fresh()
+    start = time.perf_counter()
+    ore = g.duplicates(min_lines=5, min_tokens=1, kinds=["exact", "renamed"])
+    ore_seconds = time.perf_counter() - start
+    where: dict[str, list[tuple[int, int, int]]] = {}
+    for n, group in enumerate(ore):
+        for o in group.occurrences:
+            where.setdefault(o.path, []).append((o.start, o.end, n))
+
+    def covers(a: tuple[int, int], b: tuple[int, int]) -> bool:
+        return min(a[1], b[1]) - max(a[0], b[0]) + 1 >= 0.5 * (b[1] - b[0] + 1)
+
+    def found(group: list[tuple[str, int, int]]) -> bool:
+        for (p1, s1, e1), (p2, s2, e2) in pairwise(group):
+            if not any(
+                covers((s, e), (s1, e1))
+                and any(
+                    o.path == p2 and covers((o.start, o.end), (s2, e2)) for o in ore[n].occurrences
+                )
+                for s, e, n in where.get(p1, [])
+            ):
+                return False
+        return True
+
+    misses = [g_ for g_ in groups if not found(g_)]
+    return {
+        "symilar_groups": len(groups),
+        "found": len(groups) - len(misses),
+        "recall": round(1 - len(misses) / max(1, len(groups)), 4),
+        "misses": misses,
+        "symilar_seconds": round(symilar_seconds, 3),
+        "ore_warm_seconds": round(ore_seconds, 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--site", type=Path, help="a folder holding django (else pip installs it)")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument("--pylint", type=Path, help="a folder holding pylint (pip --target)")
     args = parser.parse_args()
     temp = None
     site = args.site
@@ -201,6 +266,7 @@ def main() -> None:
             "ranking_ore": ranking_ore(),
             "ranking_django": ranking_django(site),
             "renamed_snippets_django": renamed_snippets(site),
+            "symilar_django": symilar_recall(site, args.pylint),
         }  # fmt: skip
     finally:
         if temp is not None:
@@ -217,6 +283,7 @@ def main() -> None:
     print("ranking (ORE tree):", report["ranking_ore"])
     print("ranking (django):", report["ranking_django"])
     print("renamed snippets (django):", report["renamed_snippets_django"])
+    print("against symilar (django):", report["symilar_django"])
 
 
 if __name__ == "__main__":

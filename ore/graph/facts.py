@@ -14,11 +14,43 @@ __all__ = ["TEXT_TOPICS", "Fact", "file_facts"]
 Fact = tuple[str, str, int, int]  # topic, label, occurrences, first line
 TEXT_TOPICS = ("errors", "logging", "async", "tests")
 
-Rule = tuple[str, re.Pattern[str]]  # label ("{0}" takes the first group), pattern
+# label ("{0}" takes the first group), pattern, words of which every match holds one (() if none)
+Rule = tuple[str, re.Pattern[str], tuple[str, ...]]
 
 
-def _rules(*pairs: tuple[str, str]) -> tuple[Rule, ...]:
-    return tuple((label, re.compile(rx, re.M)) for label, rx in pairs)
+def _rules(*pairs: tuple[str, str] | tuple[str, str, tuple[str, ...]]) -> tuple[Rule, ...]:
+    out = []
+    for pair in pairs:
+        label, rx = pair[0], pair[1]
+        needles = pair[2] if len(pair) == 3 else _needles(rx)
+        out.append((label, re.compile(rx, re.M), needles))
+    return tuple(out)
+
+
+def _needles(rx: str) -> tuple[str, ...]:
+    """Words of which every match holds one: a file with none of them is skipped before the
+    pattern runs (substring searches in C; most files fail them). One per top-level branch."""
+    plain = re.sub(r"\\.", " ", rx)  # escapes (\s, \b, \.)
+    depth, branches, current = 0, [], ""
+    for ch in plain:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "|" and depth == 0:
+            branches.append(current)
+            current = ""
+        else:
+            current += ch
+    branches.append(current)
+    out = []
+    for branch in branches:
+        branch = re.sub(r"\([^()]*\)[?*]", " ", branch)  # optional groups
+        branch = re.sub(r"\([^()]*\|[^()]*\)", " ", branch)  # alternatives
+        branch = re.sub(r"\[[^\]]*\]|.[?*]", " ", branch)  # classes, optional characters
+        words = re.findall(r"[A-Za-z_]{3,}", branch)
+        if not words:
+            return ()
+        out.append(max(words, key=len))
+    return tuple(out)
 
 
 TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
@@ -57,13 +89,14 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
             (
                 "{0}.{1}()",
                 r"\b(logger|log|LOGGER|_logger|logging)\.(debug|info|warning|warn|error|exception|critical)\(",
+                ("log", "LOG"),
             ),
             ("print()", r"^\s*print\("),
             ("warnings.warn()", r"\bwarnings\.warn\("),
         ),
         "js": _rules(
             ("console.{0}()", r"\bconsole\.(log|warn|error|info|debug)\("),
-            ("{0}.{1}()", r"\b(logger|log)\.(debug|info|warn|error)\("),
+            ("{0}.{1}()", r"\b(logger|log)\.(debug|info|warn|error)\(", ("log",)),
         ),
         "go": _rules(
             ("log.{0}", r"\blog\.(Print\w*|Fatal\w*|Panic\w*)\("),
@@ -131,7 +164,9 @@ def file_facts(family: str, text: str) -> tuple[Fact, ...]:
     """The text-pattern facts of one file of a language family, sorted."""
     found: dict[tuple[str, str], list[int]] = {}
     for topic in TEXT_TOPICS:
-        for label, rx in TEXT_RULES[topic].get(family, ()):
+        for label, rx, needles in TEXT_RULES[topic].get(family, ()):
+            if needles and not any(n in text for n in needles):
+                continue
             for match in rx.finditer(text):
                 name = label.format(*match.groups()) if match.groups() else label
                 seen = found.get((topic, name))
