@@ -150,8 +150,9 @@ class CodeGraph:
 
     def communities(self) -> list[Community]:
         """Louvain communities with a fixed seed; every file is in exactly one."""
-        groups = rank.communities(self.files, self.out)
-        return [Community(n, tuple(group)) for n, group in enumerate(groups)]
+        from .derived import communities
+
+        return [Community(n, tuple(group)) for n, group in enumerate(communities(self))]
 
     # -- lookups -------------------------------------------------------------------------------
 
