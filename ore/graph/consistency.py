@@ -7,7 +7,8 @@ scope follows it in at least `DOMINANT` of its cases.
 - `imports`: each import, against the scope's share of relative / absolute and star imports.
 - `structure`: each function against the scope's functions: length and parameter count (at
   most the scope's 90th percentile), docstrings, type annotations; and the module against the
-  scope's error handling and logging (bare `except:`, `print()`).
+  scope's error handling and logging (bare `except:`, `print()`). These statistics come from the
+  scope's 400 highest-ranked files, as conventions do.
 The overall score is the mean of the criteria checked.
 """
 
@@ -150,20 +151,21 @@ def _structure(
     counts: list[int] = []
     documented = annotated = functions = 0
     bare = prints = logs = 0
-    shapes = load_shapes(g, scope) if record.language == "python" else {}
-    for path in scope:
+    # the scope's statistics come from its highest-ranked files (400 at most), as conventions do
+    sample = sorted(scope, key=lambda p: (-g.pagerank[p], p))[:400]
+    shapes = load_shapes(g, sample) if record.language == "python" else {}
+    for path in sample:
+        docs = {fn.start: fn.doc for fn in shapes[path].functions} if path in shapes else {}
         for s in g.index.files[path].symbols:
             if s.kind in _CALLABLE:
                 functions += 1
                 lengths.append(s.end_line - s.line + 1)
                 counts.append(len(parameters(s.signature)))
                 annotated += ":" in s.signature.split("(", 1)[-1] or "->" in s.signature
-                if path in shapes:
-                    documented += _has_docstring(shapes[path], s)
-    sample = sorted(scope, key=lambda p: (-g.pagerank[p], p))[:400]
+                documented += docs.get(s.line, False)
     if record.language == "python":
-        for file_shape in load_shapes(g, sample).values():
-            labels = {label for _topic, label, _n, _line in file_shape.facts}
+        for file_shape in shapes.values():
+            labels = {name for _topic, name, _n, _line in file_shape.facts}
             bare += "bare except:" in labels
             prints += "print()" in labels
             logs += any(_LOGGER.match(label) for label in labels)
