@@ -209,3 +209,16 @@ def test_shapes_are_cached_and_follow_edits(g: CodeGraph) -> None:
     (g.root / "billing/invoices.py").write_text(UNRELATED)
     edited = open_graph(g.root, jobs=1)
     assert not any("billing/invoices.py" in s for gs in groups_of(edited).values() for s in gs)
+
+
+def test_shapes_of_many_files_are_computed_in_parallel_alike(tmp_path: Path) -> None:
+    from ore.graph.shapecache import load_shapes
+    from ore.graph.shapes import make_shape
+
+    files = {f"pkg/m{n}.py": ORIGINAL.replace("orders", f"orders{n % 7}") for n in range(60)}
+    g = graph(tmp_path, files)
+    shapes = load_shapes(g, g.files)  # 60 files: more than the pool's minimum, so forked
+    assert list(shapes) == g.files
+    for path, shape in shapes.items():
+        assert shape == make_shape(path, "python", (g.root / path).read_bytes())
+    assert len(g.duplicates(kinds=["exact"])) == 7

@@ -17,12 +17,13 @@ import select
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from .extract import Skipped, index_file
 from .languages import parser_and_query
 from .records import FileIndex
 
-__all__ = ["PARALLEL_MIN", "Progress", "Result", "Work", "parse_all"]
+__all__ = ["PARALLEL_MIN", "Job", "Progress", "Result", "Work", "parse_all"]
 
 PARALLEL_MIN = 48
 Work = tuple[str, str, str | None]
@@ -30,15 +31,36 @@ Result = FileIndex | Skipped | str
 Progress = Callable[[int, int], None]
 
 
+class Job(NamedTuple):
+    """What each file goes through: `task(root, path, language, known)`, and how its result
+    crosses the pipe (`encode` to plain tuples `marshal` can write, `decode` back). Module-level
+    functions only, so the process pool can pickle them by name."""
+
+    task: Callable[[str, str, str, str | None], Any]
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+
+
+def _index_task(root: str, path: str, language: str, known: str | None) -> Result:
+    return index_file(root, path, language, known)  # looked up at call time (tests patch it)
+
+
 def parse_all(
-    root: str, work: list[Work], jobs: int | None, progress: Progress | None
-) -> list[Result]:
+    root: str,
+    work: list[Work],
+    jobs: int | None,
+    progress: Progress | None,
+    *,
+    job: Job | None = None,
+) -> list[Any]:
     """Index every `(path, language, known digest)` of `work`, in order, on up to `jobs` cores.
 
     Below `PARALLEL_MIN` files, or with one job, this process parses alone; elsewhere forked
     children help (a process pool where there is no fork). `progress(done, total)` is called as
-    files finish; by default it prints to stderr when that is a terminal.
+    files finish; by default it prints to stderr when that is a terminal. `job` replaces what is
+    done to each file (default: `index_file`).
     """
+    job = job or _INDEX
     total = len(work)
     if progress is None and total >= PARALLEL_MIN and sys.stderr.isatty():
         progress = _print_progress
@@ -46,13 +68,13 @@ def parse_all(
     if workers <= 1 or total < PARALLEL_MIN:
         results = []
         for done, (path, lang, known) in enumerate(work, 1):
-            results.append(index_file(root, path, lang, known))
+            results.append(job.task(root, path, lang, known))
             if progress and (done % 50 == 0 or done == total):
                 progress(done, total)
         return results
     if _FORK:
-        return _forked(root, work, workers, progress)
-    return _pool(root, work, workers, progress)
+        return _forked(root, work, workers, progress, job)
+    return _pool(root, work, workers, progress, job)
 
 
 def _cores() -> int:
@@ -62,7 +84,9 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _forked(root: str, work: list[Work], workers: int, progress: Progress | None) -> list[Result]:
+def _forked(
+    root: str, work: list[Work], workers: int, progress: Progress | None, job: Job
+) -> list[Any]:
     """Parse on `workers` processes: this one and `workers - 1` forked children.
 
     The grammars and queries are loaded before the fork, so children start parsing at once.
@@ -76,7 +100,7 @@ def _forked(root: str, work: list[Work], workers: int, progress: Progress | None
     total = len(work)
     size = max(4, min(32, total // (workers * 12)), -(-total // _MAX_CHUNKS))
     spans = [(start, min(start + size, total)) for start in range(0, total, size)]
-    results: list[Result | None] = [None] * total
+    results: list[Any] = [None] * total
     taken, queue = os.pipe()
     os.write(queue, b"".join(n.to_bytes(2, "little") for n in range(len(spans))))
     os.close(queue)
@@ -86,7 +110,7 @@ def _forked(root: str, work: list[Work], workers: int, progress: Progress | None
     done = reported = 0
     try:
         for _ in range(workers - 1):
-            child = _fork_child(root, work, spans, taken, list(children))
+            child = _fork_child(root, work, spans, taken, list(children), job)
             if child is None:
                 break
             fd, pid = child
@@ -97,14 +121,14 @@ def _forked(root: str, work: list[Work], workers: int, progress: Progress | None
             start, end = spans[n]
             for i in range(start, end):
                 path, lang, known = work[i]
-                results[i] = index_file(root, path, lang, known)
+                results[i] = job.task(root, path, lang, known)
             done += end - start
             if buffers:
-                done += _drain(poller, buffers, spans, results, block=False)
+                done += _drain(poller, buffers, spans, results, job, block=False)
             if progress and done < total:
                 progress(reported := done, total)
         while buffers:
-            done += _drain(poller, buffers, spans, results, block=True)
+            done += _drain(poller, buffers, spans, results, job, block=True)
             if progress and reported < done < total:
                 progress(reported := done, total)
     finally:
@@ -121,10 +145,10 @@ def _forked(root: str, work: list[Work], workers: int, progress: Progress | None
         if results[start] is None:
             for i in range(start, end):
                 path, lang, known = work[i]
-                results[i] = index_file(root, path, lang, known)
+                results[i] = job.task(root, path, lang, known)
     if progress:
         progress(total, total)
-    return results  # type: ignore[return-value]
+    return results
 
 
 _FORK = hasattr(os, "fork")
@@ -141,7 +165,12 @@ def _take(fd: int) -> int | None:
 
 
 def _fork_child(
-    root: str, work: list[Work], spans: list[tuple[int, int]], taken: int, inherited: list[int]
+    root: str,
+    work: list[Work],
+    spans: list[tuple[int, int]],
+    taken: int,
+    inherited: list[int],
+    job: Job,
 ) -> tuple[int, int] | None:
     try:
         read, write = os.pipe()
@@ -165,7 +194,7 @@ def _fork_child(
                 os.close(fd)
             while (n := _take(taken)) is not None:
                 start, end = spans[n]
-                rows = [_encode(index_file(root, *work[i])) for i in range(start, end)]
+                rows = [job.encode(job.task(root, *work[i])) for i in range(start, end)]
                 blob = marshal.dumps(rows)
                 _write_all(write, len(blob).to_bytes(4, "little") + n.to_bytes(4, "little"))
                 _write_all(write, blob)
@@ -186,7 +215,8 @@ def _drain(
     poller: select.poll,
     buffers: dict[int, bytearray],
     spans: list[tuple[int, int]],
-    results: list[Result | None],
+    results: list[Any],
+    job: Job,
     *,
     block: bool,
 ) -> int:
@@ -210,7 +240,7 @@ def _drain(
             del buf[: _HEAD + length]
             try:
                 start, end = spans[n]
-                decoded = [_decode(row) for row in marshal.loads(blob)]
+                decoded = [job.decode(row) for row in marshal.loads(blob)]
             except (ValueError, TypeError, EOFError, IndexError):
                 continue  # never expected from our own child; the chunk is parsed here instead
             if len(decoded) == end - start:
@@ -235,16 +265,18 @@ def _decode(row: tuple[object, ...] | str) -> Result:
     return FileIndex.from_row(row)
 
 
-def _pool(root: str, work: list[Work], workers: int, progress: Progress | None) -> list[Result]:
+def _pool(
+    root: str, work: list[Work], workers: int, progress: Progress | None, job: Job
+) -> list[Any]:
     """Where there is no fork: a process pool (each worker loads the grammars itself)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     size = max(4, min(32, len(work) // (workers * 16)))
     chunks = [work[i : i + size] for i in range(0, len(work), size)]
-    results: list[list[Result]] = [[] for _ in chunks]
+    results: list[list[Any]] = [[] for _ in chunks]
     done = 0
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_chunk, root, chunk): n for n, chunk in enumerate(chunks)}
+        futures = {pool.submit(_chunk, root, chunk, job.task): n for n, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             n = futures[future]
             results[n] = future.result()
@@ -254,8 +286,11 @@ def _pool(root: str, work: list[Work], workers: int, progress: Progress | None) 
     return [r for chunk in results for r in chunk]
 
 
-def _chunk(root: str, chunk: list[Work]) -> list[Result]:
-    return [index_file(root, path, lang, known) for path, lang, known in chunk]
+def _chunk(root: str, chunk: list[Work], task: Callable[..., Any]) -> list[Any]:
+    return [task(root, path, lang, known) for path, lang, known in chunk]
+
+
+_INDEX = Job(_index_task, _encode, _decode)
 
 
 def _print_progress(done: int, total: int) -> None:

@@ -4,7 +4,8 @@ Lexing and shaping every file of a large tree costs seconds, so the first judgme
 `<index name>.shapes` next to the index (same folder, same atomic write and checksum rules): one
 row per file, keyed by the content hash the index holds. A later query reuses every row whose
 hash still matches and recomputes the rest; a damaged or foreign file reads as empty. The index
-itself (and so a cold `ore graph` query) never pays for shapes nobody asked for.
+itself (and so a cold `ore graph` query) never pays for shapes nobody asked for. Missing shapes
+are computed on every core by the index's own worker pool (`pool.parse_all`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import cache_path
+from .pool import Job, Work, parse_all
 from .shapes import FileShape, make_shape
 
 if TYPE_CHECKING:
@@ -38,27 +40,51 @@ def load_shapes(g: CodeGraph, paths: Sequence[str]) -> dict[str, FileShape]:
     if known is None:
         known = _MEMO[g.root] = _read(g.root)
     out: dict[str, FileShape] = {}
-    changed = False
+    work: list[Work] = []
     for path in paths:
         record = g.index.files[path]
         hit = known.get(path)
         if hit is not None and hit[0] == record.digest:
             out[path] = hit[1]
-            continue
-        try:
-            with open(g.root / path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        shape = make_shape(path, record.language, data)
-        known[path] = (record.digest, shape)
-        out[path] = shape
-        changed = True
-    if changed:
+        else:
+            work.append((path, record.language, None))
+    if work:  # computed on every core, as the index is parsed
+        work.sort(key=lambda item: -g.index.files[item[0]].size)
+        for (path, _lang, _known), shape in zip(
+            work, parse_all(str(g.root), work, None, _quiet, job=_SHAPES), strict=True
+        ):
+            if shape is not None:
+                known[path] = (g.index.files[path].digest, shape)
+                out[path] = shape
+        out = {path: out[path] for path in paths if path in out}
         for gone in set(known) - set(g.index.files):
             del known[gone]
         _write(g.root, known)
     return out
+
+
+def _shape_task(root: str, path: str, language: str, _known: str | None) -> FileShape | None:
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return make_shape(path, language, data)
+
+
+def _encode(shape: FileShape | None) -> tuple[str, tuple[object, ...]] | None:
+    return None if shape is None else (shape.path, shape.to_row())
+
+
+def _decode(row: tuple[str, tuple[Any, ...]] | None) -> FileShape | None:
+    return None if row is None else FileShape.from_row(*row)
+
+
+def _quiet(_done: int, _total: int) -> None:
+    """Shapes are computed without a progress line."""
+
+
+_SHAPES = Job(_shape_task, _encode, _decode)
 
 
 def _file(root: Path) -> Path:
