@@ -135,21 +135,21 @@ def test_parallel_parse_matches_serial(tmp_path: Path) -> None:
 def test_a_worker_that_dies_costs_time_not_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ore.graph.index as index_module
+    import ore.graph.pool as pool_module
 
     files = {f"m{n}.py": f"import m{(n + 1) % 80}\ndef f{n}():\n    pass\n" for n in range(80)}
     root = tree(tmp_path, files)
     serial = load_index(root, jobs=1)
     cache_path(root.resolve()).unlink()
     parent = os.getpid()
-    real = index_module.index_file
+    real = pool_module.index_file
 
     def dies_in_a_child(*args: object, **kwargs: object) -> object:
         if os.getpid() != parent:
             os._exit(3)  # a crash in a grammar, an OOM kill, ...
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(index_module, "index_file", dies_in_a_child)
+    monkeypatch.setattr(pool_module, "index_file", dies_in_a_child)
     parallel = load_index(root, jobs=2)
     assert parallel.files == serial.files
     assert parallel.edges == serial.edges
@@ -158,13 +158,13 @@ def test_a_worker_that_dies_costs_time_not_results(
 def test_without_fork_a_process_pool_gives_the_same_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ore.graph.index as index_module
+    import ore.graph.pool as pool_module
 
     files = {f"m{n}.py": f"import m{(n + 1) % 60}\ndef f{n}():\n    pass\n" for n in range(60)}
     root = tree(tmp_path, files)
     serial = load_index(root, jobs=1)
     cache_path(root.resolve()).unlink()
-    monkeypatch.setattr(index_module, "_FORK", False)
+    monkeypatch.setattr(pool_module, "_FORK", False)
     seen: list[tuple[int, int]] = []
     pooled = load_index(root, jobs=2, progress=lambda done, total: seen.append((done, total)))
     assert pooled.files == serial.files

@@ -223,7 +223,7 @@ def test_reference_edges_follow_imports_and_are_lighter(tmp_path: Path) -> None:
         "b.py": "def compute_total():\n    pass\n",
         "c.py": "from a import compute_total\ncompute_total()\n",
         "d.py": "def _private():\n    pass\n",
-        "e.py": "_private()\n",
+        "e.py": "from d import _private\n_private()\n",
     })  # fmt: skip
     g = open_graph(root, jobs=1)
     edges = {(e.source, e.target, e.kind): e.weight for e in g.index.edges}

@@ -153,3 +153,17 @@ def test_empty_query_and_bad_limit(g: CodeGraph) -> None:
         g.search("")
     with pytest.raises(GraphError):
         g.top_files(0)
+
+
+def test_communities_are_kept_until_the_edges_change(g: CodeGraph) -> None:
+    from ore.graph.cache import cache_path
+
+    first = g.communities()
+    kept = cache_path(g.root).with_suffix(".communities")
+    assert kept.exists()
+    assert open_graph(g.root, jobs=1).communities() == first
+    kept.write_bytes(b"damaged")
+    assert open_graph(g.root, jobs=1).communities() == first  # recomputed, not a crash
+    (g.root / "web/extra.ts").write_text("import { api } from './api';\napi();\n")
+    again = open_graph(g.root, jobs=1).communities()
+    assert any("web/extra.ts" in c.files for c in again)

@@ -26,7 +26,7 @@ from .records import Edge, FileIndex
 __all__ = ["MAGIC", "CachedIndex", "cache_path", "read_cache", "write_cache"]
 
 # Bump the number whenever extraction, resolution or weighting changes: old caches then rebuild.
-MAGIC = b"ore-graph-index 3\n"
+MAGIC = b"ore-graph-index 4\n"
 _SUM = 32
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
 _MAX_BYTES = 1 << 31

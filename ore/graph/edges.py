@@ -1,40 +1,77 @@
-"""File -> file edges with kinds and weights, from resolved imports and matched names.
+"""File -> file edges with kinds and weights, from resolved imports and bound names.
 
-Import edges weigh the number of imports from one file into another. Reference edges follow
-aider's repo map: a name used in A and defined in B adds `mul * sqrt(uses)`, where `mul` is x10 for
-a long specific name, x0.1 for a private one and x0.1 when more than five files define it; unlike
-aider and Ori, a name defined by a file that A imports links only there, and a name A defines
-itself links nowhere. The sum is squashed into (0, 1) so references inform ranking but one import
-still outweighs any pile of references.
+Import edges weigh the number of imports from one file into another. A reference edge is added
+only where a used name is evidence of a dependency: the name is bound by one of the file's imports
+(`from m import f` then `f()`; `import mod` then `mod.f()`; `* as ns` then `ns.K`; a Go package
+name then `pkg.F()`; a Rust `use`), or, in Go, defined by another file of the same package. The
+reference goes to the file that defines the name, following re-exports (`from .base import Model`
+in a package's `__init__.py`, `export { x } from './x'`, star imports) a few hops, and to the
+imported module itself when no definition is found. A method call on any other receiver never
+reaches the index (see `binding`), so `x.append()` or `super()` links nothing.
+
+Each counted name adds `sqrt(uses)` (x0.1 for a private `_name`); the per-pair sum `s` becomes
+`1 - exp(-REFERENCE_SCALE * s)`, in (0, 1): references say how much of a module a file uses, on
+top of the import edge, and one import still outweighs any pile of references.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections import defaultdict
+import posixpath
 from collections.abc import Mapping
 from itertools import repeat
 
 from .records import Edge, FileIndex
-from .resolve import Resolution
+from .resolve import Bindings, Resolution
 
 __all__ = ["REFERENCE_SCALE", "build_edges", "name_multiplier"]
 
-REFERENCE_SCALE = 0.1
-_SPECIFIC = re.compile(r"[a-z][A-Z]|[A-Za-z]_[A-Za-z]")
+REFERENCE_SCALE = 0.2
+_HOPS = 4
+_NONE: Bindings = {}
 
 
-def name_multiplier(name: str, definers: int) -> float:
-    """aider's weighting of one referenced name."""
-    mul = 1.0
-    if len(name) >= 8 and _SPECIFIC.search(name):
-        mul *= 10.0
-    if name.startswith("_"):
-        mul *= 0.1
-    if definers > 5:
-        mul *= 0.1
-    return mul
+def name_multiplier(name: str) -> float:
+    """How much one used name counts: a private `_name` is a tenth of a public one."""
+    return 0.1 if name.startswith("_") else 1.0
+
+
+class _Locator:
+    """Where a name bound in one file is really defined, through re-exports; memoised."""
+
+    def __init__(self, files: Mapping[str, FileIndex], bindings: Mapping[str, Bindings]) -> None:
+        self.bindings = bindings
+        self.defined = {p: {s.name for s in f.symbols} for p, f in files.items()}
+        self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def find(
+        self, target: str, name: str, strict: bool = False, hops: int = _HOPS
+    ) -> tuple[str, ...]:
+        """The files defining `name` as seen from `target`; `(target,)` when it cannot tell,
+        `()` with `strict` (a star import only counts for the names it really provides)."""
+        key = (target, name)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._find(target, name, hops)
+        return found if found or strict else (target,)
+
+    def _find(self, target: str, name: str, hops: int) -> tuple[str, ...]:
+        if name in self.defined.get(target, ()):
+            return (target,)
+        if hops <= 0:
+            return ()
+        self.memo[target, name] = ()  # a re-export loop ends here
+        bound = self.bindings.get(target, _NONE)
+        out: list[str] = []
+        for where, member in bound.get(name, ()):
+            if member:
+                out += self.find(where, member, strict=True, hops=hops - 1) or (where,)
+            else:
+                out.append(where)  # a module bound under that name
+        if not out:
+            for where, _star in bound.get("*", ()):
+                out += self.find(where, name, strict=True, hops=hops - 1)
+        return tuple(dict.fromkeys(out))
 
 
 def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple[Edge, ...]:
@@ -44,50 +81,21 @@ def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple
         for source, counts in resolution.edges.items()
         for target, count in counts.items()
     ]
-    definers: dict[str, list[str]] = defaultdict(list)
-    defined: dict[str, set[str]] = {}
+    locate = _Locator(files, resolution.bindings)
+    packages: dict[str, list[str]] = {}
     for path, record in files.items():
-        own = defined[path] = {s.name for s in record.symbols}
-        for name in own:
-            definers[name].append(path)
-    sets: dict[str, frozenset[str]] = {}
-
-    def spots(name: str) -> frozenset[str]:
-        found = sets.get(name)
-        if found is None:
-            found = sets[name] = frozenset(definers[name])
-        return found
-
-    base: dict[str, float] = {}  # the name's own part of the multiplier, computed once per name
+        if record.language == "go":
+            packages.setdefault(posixpath.dirname(path), []).append(path)
     sqrt, exp = math.sqrt, math.exp
-    no_imports: Mapping[str, int] = {}
     for source, record in files.items():
         if not record.refs:
             continue
-        own = defined[source]
-        imported = resolution.edges.get(source, no_imports)
+        own = locate.defined[source]
+        bound = resolution.bindings.get(source, _NONE)
         scores: dict[str, float] = {}
         for name, uses in record.refs:
-            where = definers.get(name)
-            if not where or name in own:
-                continue
-            mul = base.get(name)
-            if mul is None:
-                mul = base[name] = name_multiplier(name, 1)
-            near = None
-            if imported:
-                if len(where) > len(imported):  # scan the shorter side; `where` keeps its order
-                    hits = {p for p in imported if p in spots(name)}
-                    near = [p for p in where if p in hits] if hits else None
-                else:
-                    near = [p for p in where if p in imported]
-            if near:
-                targets = near
-            else:
-                targets = where
-                if len(where) > 5:
-                    mul *= 0.1
-            gain = mul * sqrt(uses)
+            targets, used = _targets(source, name, own, bound, locate, record.language, packages)
+            gain = name_multiplier(used) * sqrt(uses)
             for target in targets:
                 if target != source:
                     scores[target] = scores.get(target, 0.0) + gain
@@ -95,3 +103,44 @@ def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple
             rows.append((source, target, "reference", 1.0 - exp(-REFERENCE_SCALE * score)))
     rows.sort()  # (source, target, kind) is unique, so the weight never decides
     return tuple(map(tuple.__new__, repeat(Edge), rows))
+
+
+def _targets(
+    source: str,
+    name: str,
+    own: set[str],
+    bound: Bindings,
+    locate: _Locator,
+    language: str,
+    packages: Mapping[str, list[str]],
+) -> tuple[tuple[str, ...], str]:
+    """The files one used name refers to, and the name that counts for its weight."""
+    if "." in name:  # qualified: the longest bound prefix, then the next segment inside it
+        parts = name.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            spots = bound.get(".".join(parts[:k]))
+            if spots:
+                out: list[str] = []
+                for where, member in spots:
+                    wanted = member or parts[k]
+                    if member or language != "go":
+                        out += locate.find(where, wanted)
+                    else:  # a Go package is several files: only those defining the name
+                        out += locate.find(where, wanted, strict=True)
+                return tuple(dict.fromkeys(out)), parts[k] if not spots[0][1] else spots[0][1]
+        return (), name
+    if name in own:
+        return (), name
+    spots = bound.get(name)
+    if spots:
+        out = []
+        for where, member in spots:
+            out += locate.find(where, member) if member else [where]
+        return tuple(dict.fromkeys(out)), name
+    if language == "go":
+        folder = posixpath.dirname(source)
+        return tuple(p for p in packages.get(folder, ()) if name in locate.defined[p]), name
+    out = []
+    for where, _star in bound.get("*", ()):
+        out += locate.find(where, name, strict=True)
+    return tuple(dict.fromkeys(out)), name

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections import Counter
 from typing import Any
 
+from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
 from .languages import parser_and_query
 from .records import FileIndex, Import, Symbol
 
@@ -103,14 +103,18 @@ def extract(
                 imports.extend(_python_imports(node, node.start_point[0] + 1))
         else:
             imports = _other_imports(language, found, caps.get("source", ()))
+    directives = caps.get("directive")
+    if directives:
+        for node in directives:
+            spec = directive_path(node.text)
+            if spec is not None:
+                imports.append(Import(spec, (), 0, node.start_point[0] + 1, "reference"))
+        imports.sort(key=_line)
     refs: tuple[tuple[str, int], ...] = ()
-    used = caps.get("ref")
-    if used:
-        counted = Counter([node.text for node in used])
-        texts: Counter[str] = Counter()
-        for raw, uses in counted.items():
-            texts[raw.decode("utf-8", "replace")] += uses
-        refs = tuple(sorted(texts.items()))
+    bare, qualified = caps.get("ref", ()), caps.get("qref", ())
+    if bare or qualified:
+        bound = {n.split(".", 1)[0] for imp in imports if imp.kind != "export" for n in imp.binds}
+        refs = keep_refs(language, bare, qualified, bound)
     return FileIndex(
         path=path,
         language=language,
@@ -128,6 +132,10 @@ def extract(
 
 def _start(node: Any) -> int:
     return int(node.start_byte)
+
+
+def _line(imp: Import) -> int:
+    return imp.line
 
 
 def _first_three(row: tuple[int, str, int, Symbol]) -> tuple[int, str, int]:
@@ -213,29 +221,35 @@ def _other_imports(language: str, found: list[Any], sources: list[Any]) -> list[
 def _import(language: str, node: Any, spec: str) -> Import | None:
     line = node.start_point[0] + 1
     if language == "go":
-        return Import(spec.strip('"`'), (), 0, line, "import")
+        path = spec.strip('"`')
+        return Import(path, (), 0, line, "import", go_bind(node, path))
     if language == "rust":
         if node.type == "mod_item":
             if node.child_by_field_name("body") is not None:
                 return None  # an inline `mod x { ... }` is not a file
-            return Import(spec, (), 0, line, "mod")
-        return Import("".join(spec.split()), (), 0, line, "use")
+            return Import(spec, (spec,), 0, line, "mod", (spec,))
+        module, names, binds = rust_use(spec)
+        return Import(module, names, 0, line, "use", binds)
     kind = {"export_statement": "export", "import_require_clause": "require"}.get(node.type)
     if kind is None and node.type == "import_statement":
         kind = "type" if any(c.type == "type" for c in node.children) else "import"
     if kind is None:
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
-    return Import(spec, (), 0, line, kind)
+    names, binds = js_binds(node)
+    return Import(spec, names, 0, line, kind, binds)
 
 
 def _python_imports(node: Any, line: int) -> list[Import]:
     if node.type == "import_statement":
         out = []
         for child in node.children_by_field_name("name"):
-            dotted = child.child_by_field_name("name") if child.type == "aliased_import" else child
+            dotted, local = _aliased(child)
             if dotted is not None:
-                out.append(Import(_text(dotted), (), 0, line, "import"))
+                module = "".join(_text(dotted).split())
+                # `import a.b` binds `a` (and makes `a.b` reachable); `import a.b as x` binds `x`
+                bind = local if local is not None else module.split(".", 1)[0]
+                out.append(Import(module, (), 0, line, "import", (bind,)))
         return out
     module_node = node.child_by_field_name("module_name")
     if module_node is None:
@@ -251,11 +265,22 @@ def _python_imports(node: Any, line: int) -> list[Import]:
     else:
         module = _text(module_node)
     names: list[str] = []
+    binds: list[str] = []
     for child in node.children:
         if child.type == "wildcard_import":
             names.append("*")
+            binds.append("*")
     for child in node.children_by_field_name("name"):
-        dotted = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        dotted, local = _aliased(child)
         if dotted is not None:
             names.append(_text(dotted))
-    return [Import("".join(module.split()), tuple(names), level, line, "from")]
+            binds.append(local if local is not None else names[-1])
+    return [Import("".join(module.split()), tuple(names), level, line, "from", tuple(binds))]
+
+
+def _aliased(node: Any) -> tuple[Any, str | None]:
+    """(the dotted name, the alias or None) of an `aliased_import` or a plain dotted name."""
+    if node.type != "aliased_import":
+        return node, None
+    alias = node.child_by_field_name("alias")
+    return node.child_by_field_name("name"), None if alias is None else _text(alias)

@@ -18,18 +18,28 @@ from .._fs import os_error_words
 from ..errors import GraphError
 from . import rank
 from .index import Index, Progress, load_index
+from .languages import LANGUAGES
 from .results import (
     Chunk,
+    CloneGroup,
     Community,
+    Consistency,
     Context,
+    Convention,
     Cycle,
     DependencyPath,
+    FileHits,
+    FileInfo,
     FileScore,
     GraphStats,
     Hits,
     Neighbor,
+    Placement,
     Score,
     SearchHit,
+    Signature,
+    SimilarMatch,
+    SnippetMatch,
     SymbolMatch,
 )
 
@@ -120,7 +130,7 @@ class CodeGraph:
 
     def top_files(self, limit: int | None = 20) -> list[FileScore]:
         """Files ranked by weighted PageRank, highest first."""
-        scores = rank.pagerank(self.files, self.out)
+        scores = self.pagerank
         ordered = sorted(self.files, key=lambda p: (-scores[p], p))[: _cap(limit)]
         return [
             FileScore(
@@ -141,8 +151,9 @@ class CodeGraph:
 
     def communities(self) -> list[Community]:
         """Louvain communities with a fixed seed; every file is in exactly one."""
-        groups = rank.communities(self.files, self.out)
-        return [Community(n, tuple(group)) for n, group in enumerate(groups)]
+        from .derived import communities
+
+        return [Community(n, tuple(group)) for n, group in enumerate(communities(self))]
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -239,6 +250,129 @@ class CodeGraph:
                     if cap is not None and len(hits) >= cap:
                         return hits
         return hits
+
+    def search_by_file(self, query: str, limit: int | None = 50) -> list[FileHits]:
+        """`search` grouped by file: files with the most hits first (Ori's `cluster_by_file`)."""
+        grouped: dict[str, list[SearchHit]] = defaultdict(list)
+        for hit in self.search(query, limit):
+            grouped[hit.path].append(hit)
+        rows = [FileHits(path, len(hits), tuple(hits)) for path, hits in grouped.items()]
+        return sorted(rows, key=lambda r: (-r.count, r.path))
+
+    def list_files(
+        self, *, language: str | None = None, sort: str = "rank", limit: int | None = None
+    ) -> list[FileInfo]:
+        """Indexed files, optionally of one language, by `rank` (PageRank), `size` or `path`."""
+        if sort not in ("rank", "size", "path"):
+            raise GraphError(f"unknown sort '{sort}'; use rank, size or path")
+        paths = [
+            p for p in self.files if language is None or self.index.files[p].language == language
+        ]
+        if language is not None and language not in LANGUAGES:
+            raise GraphError(f"unknown language '{language}'; use one of {', '.join(LANGUAGES)}")
+        scores = self.pagerank
+        rows = [
+            FileInfo(p, r.language, r.size, r.lines, len(r.symbols), round(scores[p], 6))
+            for p in paths
+            for r in (self.index.files[p],)
+        ]
+        if sort == "rank":
+            rows.sort(key=lambda f: (-f.score, f.path))
+        elif sort == "size":
+            rows.sort(key=lambda f: (-f.size, f.path))
+        return rows[: _cap(limit)]
+
+    @cached_property
+    def pagerank(self) -> dict[str, float]:
+        """Weighted PageRank of every file (computed once per graph)."""
+        return rank.pagerank(self.files, self.out)
+
+    # -- judgment ------------------------------------------------------------------------------
+
+    def duplicates(
+        self,
+        *,
+        min_lines: int = 5,
+        min_tokens: int = 50,
+        paths: Sequence[str] = (),
+        exclude_tests: bool = False,
+        kinds: Sequence[str] = ("exact", "renamed", "structural"),
+        limit: int | None = None,
+    ) -> list[CloneGroup]:
+        """Clone groups (exact, renamed, structural) under `paths`, largest first."""
+        from .clones import find_clones
+
+        found = find_clones(
+            self, min_lines=min_lines, min_tokens=min_tokens, paths=paths,
+            exclude_tests=exclude_tests, kinds=kinds,
+        )  # fmt: skip
+        return found[: _cap(limit)]
+
+    def duplicates_of(
+        self,
+        snippet: str | bytes,
+        *,
+        language: str | None = None,
+        limit: int | None = 10,
+        exclude_tests: bool = False,
+    ) -> list[SnippetMatch]:
+        """Where `snippet` (or code like it) already exists: best matches, with score and kind."""
+        from .clones import match_snippet
+
+        return match_snippet(
+            self, snippet, language=language, limit=_cap(limit), exclude_tests=exclude_tests
+        )
+
+    def similar(
+        self,
+        name: str | None = None,
+        *,
+        snippet: str | bytes | None = None,
+        mode: str = "name",
+        language: str | None = None,
+        limit: int | None = 10,
+    ) -> list[SimilarMatch]:
+        """Definitions like `name` or `snippet`: by `name` words, `signature` or tree `shape`."""
+        from .similar import find_similar
+
+        return find_similar(
+            self, name, snippet=snippet, mode=mode, language=language, limit=_cap(limit)
+        )
+
+    def conventions(
+        self, topic: str | None = None, *, paths: Sequence[str] = ()
+    ) -> list[Convention]:
+        """Recurring patterns of the highest-ranked files: one topic, or all of them."""
+        from .conventions import find_conventions
+
+        return find_conventions(self, topic, paths=paths)
+
+    def consistent(
+        self,
+        snippet: str | bytes,
+        *,
+        paths: Sequence[str] = (),
+        language: str | None = None,
+        criteria: str = "all",
+    ) -> Consistency:
+        """How far `snippet` strays from the conventions of `paths` (the whole tree when empty)."""
+        from .consistency import check_consistency
+
+        return check_consistency(self, snippet, paths=paths, language=language, criteria=criteria)
+
+    def place(
+        self, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
+    ) -> Placement:
+        """Where new code described so (and optionally given) belongs: communities and files."""
+        from .place import suggest_place
+
+        return suggest_place(self, description, snippet=snippet, limit=_cap(limit))
+
+    def signature(self, level: str = "standard", max_tokens: int | None = None) -> Signature:
+        """The codebase signature at `level` (lean, standard, deep, max) within `max_tokens`."""
+        from .signature import build_signature
+
+        return build_signature(self, level, max_tokens)
 
     def context(self, file: str, lines: Sequence[int], window: int = 5) -> Context:
         """The code around each of `lines` (1-based) in `file`, overlapping windows merged."""

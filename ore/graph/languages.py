@@ -2,7 +2,11 @@
 
 Grammars load lazily (one import per language, per process) so `ore graph --help` and the tool
 registry stay cheap. Every pattern in a query captures one of: `name` + `def.<kind>` (a symbol),
-`import` (+ `source` for JS/TS/Go/Rust: the specifier string), or `ref` (a name used here).
+`import` (+ `source` for JS/TS/Go/Rust: the specifier string), `ref` (a bare name used here:
+called, instantiated, subclassed, a decorator or a type), `qref` (the same through a qualifier,
+`mod.f` / `pkg.T` / `a::b::f`), or `directive` (a top-level comment that may be a TS
+`/// <reference path>`). A method call on any other receiver (`x.append()`, `self.f()`,
+`super().f()`, `"".join()`) is not captured: it is no evidence of which file it depends on.
 """
 
 from __future__ import annotations
@@ -36,10 +40,14 @@ _PYTHON = """
 (module (expression_statement (assignment left: (identifier) @name) @def.variable))
 (import_statement) @import
 (import_from_statement) @import
-(call function: [(identifier) @ref (attribute attribute: (identifier) @ref)])
-(class_definition superclasses: (argument_list [(identifier) @ref (attribute attribute: (identifier) @ref)]))
-(decorator [(identifier) @ref (attribute attribute: (identifier) @ref)])
+(call function: (identifier) @ref)
+(call function: (attribute) @qref)
+(class_definition superclasses: (argument_list (identifier) @ref))
+(class_definition superclasses: (argument_list (attribute) @qref))
+(decorator (identifier) @ref)
+(decorator (attribute) @qref)
 (type (identifier) @ref)
+(type (attribute) @qref)
 """
 
 _JS_COMMON = """
@@ -54,8 +62,16 @@ _JS_COMMON = """
 (export_statement source: (string (string_fragment) @source)) @import
 (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @source)) (#eq? @_require "require")) @import
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @source))) @import
-(call_expression function: [(identifier) @ref (member_expression property: (property_identifier) @ref)])
-(new_expression constructor: [(identifier) @ref (member_expression property: (property_identifier) @ref)])
+(call_expression function: (identifier) @ref)
+(call_expression function: (member_expression object: (identifier) property: (property_identifier)) @qref)
+(new_expression constructor: (identifier) @ref)
+(new_expression constructor: (member_expression object: (identifier) property: (property_identifier)) @qref)
+(program (comment) @directive)
+"""
+
+_JSX = """
+(jsx_opening_element name: (identifier) @ref)
+(jsx_self_closing_element name: (identifier) @ref)
 """
 
 _JAVASCRIPT = (
@@ -63,7 +79,9 @@ _JAVASCRIPT = (
     + """
 (class_declaration name: (identifier) @name) @def.class
 (class_heritage (identifier) @ref)
+(class_heritage (member_expression object: (identifier) property: (property_identifier)) @qref)
 """
+    + _JSX
 )
 
 _TYPESCRIPT = (
@@ -77,9 +95,13 @@ _TYPESCRIPT = (
 (function_signature name: (identifier) @name) @def.function
 (import_require_clause source: (string (string_fragment) @source)) @import
 (type_identifier) @ref
+(nested_type_identifier) @qref
 (extends_clause value: (identifier) @ref)
+(extends_clause value: (member_expression object: (identifier) property: (property_identifier)) @qref)
 """
 )
+
+_TSX = _TYPESCRIPT + _JSX
 
 _GO = """
 (function_declaration name: (identifier) @name) @def.function
@@ -88,8 +110,10 @@ _GO = """
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
 (import_spec path: (interpreted_string_literal) @source) @import
-(call_expression function: [(identifier) @ref (selector_expression field: (field_identifier) @ref)])
+(call_expression function: (identifier) @ref)
+(call_expression function: (selector_expression operand: (identifier) field: (field_identifier)) @qref)
 (type_identifier) @ref
+(qualified_type) @qref
 """
 
 _RUST = """
@@ -105,15 +129,17 @@ _RUST = """
 (macro_definition name: (identifier) @name) @def.function
 (mod_item name: (identifier) @source) @import
 (use_declaration argument: (_) @source) @import
-(call_expression function: [(identifier) @ref (scoped_identifier name: (identifier) @ref) (field_expression field: (field_identifier) @ref)])
+(call_expression function: (identifier) @ref)
+(call_expression function: (scoped_identifier) @qref)
 (type_identifier) @ref
+(scoped_type_identifier) @qref
 """
 
 _QUERIES = {
     "python": _PYTHON,
     "javascript": _JAVASCRIPT,
     "typescript": _TYPESCRIPT,
-    "tsx": _TYPESCRIPT,
+    "tsx": _TSX,
     "go": _GO,
     "rust": _RUST,
 }

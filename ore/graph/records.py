@@ -38,7 +38,11 @@ class Import(NamedTuple):
     """One import as written: `module` is the dotted name or specifier, `names` what it binds.
 
     `level` counts leading dots of a Python relative import; `kind` is `import`, `from`, `export`,
-    `type`, `require`, `dynamic`, `mod` or `use`.
+    `type`, `require`, `dynamic`, `reference` (a TS `/// <reference path>`), `mod` or `use`.
+    `binds` are the local names the import binds: for `from`, `use` and JS imports one per entry
+    of `names` (`from m import f as g`: names `("f",)`, binds `("g",)`; `*` for a star); for a
+    Python `import a.b` or a Go import the one name it binds (`a`, the alias, the package name).
+    A JS default import is named `default`, a namespace (`* as ns`, `require`) the empty name.
     """
 
     module: str
@@ -46,6 +50,7 @@ class Import(NamedTuple):
     level: int
     line: int
     kind: str
+    binds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

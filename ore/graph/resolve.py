@@ -14,23 +14,40 @@ import os
 import posixpath
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .records import FileIndex, Import
 
 __all__ = ["Resolution", "python_module_names", "resolve_all"]
 
-_JS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-_JS_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_JS_EXTS = (
+    ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.mts", ".d.cts",
+)  # fmt: skip
+# what tsc tries for a specifier written with an extension: the source, then its declaration file
+_JS_SWAP = {
+    ".js": (".ts", ".tsx", ".d.ts"),
+    ".jsx": (".tsx", ".d.ts"),
+    ".mjs": (".mts", ".d.mts"),
+    ".cjs": (".cts", ".d.cts"),
+    ".ts": (".d.ts",),
+    ".mts": (".d.mts",),
+    ".cts": (".d.cts",),
+}
 _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+
+# local name -> ((file, member), ...): `member` is the name bound in that file, "" for the module
+# itself (`import mod`, `* as ns`, a Go package), "*" for a star import
+Bindings = dict[str, tuple[tuple[str, str], ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """Resolved imports of every file: `edges[path]` counts imports per target file."""
+    """Resolved imports of every file: `edges[path]` counts imports per target file, and
+    `bindings[path]` says which file each name bound by an import comes from."""
 
     edges: dict[str, Counter[str]]
     externals: dict[str, tuple[str, ...]]
+    bindings: dict[str, Bindings] = field(default_factory=dict)
 
 
 def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
@@ -44,25 +61,72 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
     go_module = _go_module(root) if go_dirs else None
     edges: dict[str, Counter[str]] = {}
     externals: dict[str, tuple[str, ...]] = {}
+    bindings: dict[str, Bindings] = {}
     for path, record in files.items():
         counts: Counter[str] = Counter()
         outside: set[str] = set()
+        bound: dict[str, list[tuple[str, str]]] = {}
         for imp in record.imports:
             if record.language == "python":
                 targets = py.resolve(path, imp)
-            elif record.language in _JS_FAMILY:
-                targets = _js(path, imp.module, paths)
-            elif record.language == "go":
-                targets = _go(imp.module, go_module, go_dirs)
+                pairs = py.bind(path, imp)
             else:
-                targets = _rust(path, imp, paths)
+                if record.language in _JS_FAMILY:
+                    targets = _js(path, imp.module, paths)
+                elif record.language == "go":
+                    targets = _go(imp.module, go_module, go_dirs)
+                else:
+                    targets = _rust(path, imp, paths)
+                pairs = _bind_other(record.language, imp, targets)
             if targets:
                 counts.update(targets)  # a self-import stays: it is written, and grimp counts it
             else:
                 outside.add(_external_name(record.language, imp))
+            for local, target, member in pairs:
+                spots = bound.setdefault(local, [])
+                if (target, member) not in spots:
+                    spots.append((target, member))
+        if record.language == "rust":
+            _bind_rust_paths(path, record, paths, bound)
         edges[path] = counts
         externals[path] = tuple(sorted(n for n in outside if n))
-    return Resolution(edges, externals)
+        if bound:
+            bindings[path] = {k: tuple(v) for k, v in bound.items()}
+    return Resolution(edges, externals, bindings)
+
+
+def _bind_other(language: str, imp: Import, targets: list[str]) -> list[tuple[str, str, str]]:
+    """JS/TS, Go and Rust: the (local name, file, member) triples one import binds."""
+    if not targets:
+        return []
+    if language == "go":
+        return [(local, t, "") for local in imp.binds for t in targets]
+    target = targets[0]
+    out = []
+    stem = posixpath.basename(target).split(".", 1)[0]
+    module_name = posixpath.basename(posixpath.dirname(target)) if stem == "mod" else stem
+    for name, local in zip(imp.names, imp.binds, strict=False):
+        if name == "*":
+            out.append(("*", target, "*"))
+        elif name in ("", "default") or (language == "rust" and name == module_name):
+            out.append((local, target, ""))
+        else:
+            out.append((local, target, name))
+    return out
+
+
+def _bind_rust_paths(
+    path: str, record: FileIndex, paths: set[str], bound: dict[str, list[tuple[str, str]]]
+) -> None:
+    """`crate::a::f()` / `super::f()` in code: bind the qualifier to the module file it names."""
+    for name, _uses in record.refs:
+        head, _, rest = name.partition(".")
+        if head not in ("crate", "self", "super") or not rest:
+            continue
+        qualifier = name.rsplit(".", 1)[0]
+        hit = _rust(path, Import(name.replace(".", "::"), (), 0, 0, "use"), paths)
+        if hit and qualifier not in bound:
+            bound[qualifier] = [(hit[0], "")]
 
 
 def python_module_names(root: str, paths: Iterable[str]) -> dict[str, str]:
@@ -131,15 +195,51 @@ class _PythonResolver:
         if imp.kind == "from":
             out = []
             for name in imp.names:
-                sub = self.table.get(f"{module}.{name}") if name != "*" and module else None
-                if sub is None and not module:
-                    sub = self.table.get(name)
-                target = sub or self._module(path, module, imp.level)
+                target = self._submodule(module, name) or self._module(path, module, imp.level)
                 if target:
                     out.append(target)
             return out
         target = self._module(path, module, imp.level)
         return [target] if target else []
+
+    def bind(self, path: str, imp: Import) -> list[tuple[str, str, str]]:
+        """(local name, file, member) for each name the import binds (see `Bindings`)."""
+        if imp.kind == "import":
+            parts = imp.module.split(".")
+            local = imp.binds[0] if imp.binds else parts[0]
+            if local != parts[0]:  # `import a.b as x`
+                target = self._module(path, imp.module, 0)
+                return [(local, target, "")] if target else []
+            out = []  # `import a.b.c` makes `a`, `a.b` and `a.b.c` usable as qualifiers
+            for k in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:k])
+                hit = self.table.get(prefix) if k < len(parts) else self._module(path, prefix, 0)
+                if hit:
+                    out.append((prefix, hit, ""))
+            return out
+        module = imp.module
+        if imp.level:
+            base = self._package_of(path, imp.level)
+            if base is None:
+                return []
+            module = ".".join([*base, module] if module else base)
+        out = []
+        for name, local in zip(imp.names, imp.binds, strict=False):
+            sub = self._submodule(module, name)
+            if sub is not None:
+                out.append((local, sub, ""))
+                continue
+            target = self._module(path, module, imp.level)
+            if target:
+                out.append((local, target, name))
+        return out
+
+    def _submodule(self, module: str, name: str) -> str | None:
+        if name == "*":
+            return None
+        if module:
+            return self.table.get(f"{module}.{name}")
+        return self.table.get(name)
 
     def _package_of(self, path: str, level: int) -> list[str] | None:
         own = self.own.get(path, [])
@@ -192,8 +292,12 @@ def _js(path: str, spec: str, paths: set[str]) -> list[str]:
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
     if joined.startswith("../") or joined == "..":
         return []
+    if joined == ".":  # `'..'`, `'./'` naming the root folder itself: its index file
+        return [c for c in ("index" + e for e in _JS_EXTS) if c in paths][:1]
     candidates = [joined]
     stem, ext = posixpath.splitext(joined)
+    if ext == ".ts" and stem.endswith(".d"):
+        ext = ""  # `./x.d.ts` is written as it is
     candidates += [stem + alt for alt in _JS_SWAP.get(ext, ())]
     candidates += [joined + e for e in _JS_EXTS]
     candidates += [posixpath.join(joined, "index" + e) for e in _JS_EXTS]
@@ -225,7 +329,7 @@ def _rust(path: str, imp: Import, paths: set[str]) -> list[str]:
     module_dir = folder if stem in ("lib", "main", "mod") else posixpath.join(folder, stem)
     if imp.kind == "mod":
         return _rust_file(module_dir, [imp.module], paths)
-    segments = [s for s in imp.module.split("{")[0].split("::") if s]
+    segments = [s for s in imp.module.split("{")[0].split("::") if s and s != "*"]
     if not segments:
         return []
     head, rest = segments[0], segments[1:]

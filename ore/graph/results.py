@@ -7,16 +7,30 @@ from typing import Any
 
 __all__ = [
     "Chunk",
+    "CloneGroup",
     "Community",
+    "Consistency",
     "Context",
+    "Convention",
     "Cycle",
     "DependencyPath",
+    "Deviation",
+    "FileHits",
+    "FileInfo",
     "FileScore",
     "GraphStats",
     "Hits",
     "Neighbor",
+    "Occurrence",
+    "Pattern",
+    "PlaceCommunity",
+    "PlaceFile",
+    "Placement",
     "Score",
     "SearchHit",
+    "Signature",
+    "SimilarMatch",
+    "SnippetMatch",
     "SymbolMatch",
 ]
 
@@ -147,3 +161,151 @@ class Cycle(_Record):
 
     files: tuple[str, ...]
     cycle: tuple[str, ...]
+
+
+# -- judgment: duplicates, similar code, conventions, placement, signature -------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence(_Record):
+    """Lines `start`..`end` (1-based, inclusive) of one file."""
+
+    path: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloneGroup(_Record):
+    """Code that occurs more than once: `exact` (same tokens), `renamed` (same once identifiers
+    and literals are normalised) or `structural` (whole functions with the same syntax shape)."""
+
+    kind: str
+    lines: int
+    tokens: int
+    occurrences: tuple[Occurrence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SnippetMatch(_Record):
+    """Where a snippet already exists: a function (or region) and how alike, in [0, 1]."""
+
+    path: str
+    start: int
+    end: int
+    name: str
+    kind: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarMatch(_Record):
+    """A definition like the one asked about, with the score and why."""
+
+    name: str
+    kind: str
+    path: str
+    line: int
+    signature: str
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern(_Record):
+    """One recurring pattern: how often, its share of its topic, and one example `path:line`."""
+
+    name: str
+    count: int
+    share: float
+    example: str
+
+
+@dataclass(frozen=True, slots=True)
+class Convention(_Record):
+    """The patterns of one topic (errors, logging, imports, naming, async, tests), most common
+    first, and a one-line summary."""
+
+    topic: str
+    files: int
+    patterns: tuple[Pattern, ...]
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deviation(_Record):
+    """How far a snippet strays from one criterion (0 = consistent, 1 = all against), and how."""
+
+    criterion: str
+    score: float
+    checked: int
+    deviations: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Consistency(_Record):
+    """A snippet against the conventions of a scope: the mean score and each criterion."""
+
+    scope: str
+    score: float
+    criteria: tuple[Deviation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceFile(_Record):
+    """A file where new code could go, with its score, community and the reasons."""
+
+    path: str
+    score: float
+    community: int
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceCommunity(_Record):
+    """A module community where new code could go: score, best files, shared terms."""
+
+    id: int
+    score: float
+    files: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement(_Record):
+    """Where new code belongs: communities and files, best first."""
+
+    terms: tuple[str, ...]
+    communities: tuple[PlaceCommunity, ...]
+    files: tuple[PlaceFile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Signature(_Record):
+    """The codebase signature at one level, within `max_tokens` (counted as `tokens`)."""
+
+    level: str
+    max_tokens: int
+    tokens: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo(_Record):
+    """One indexed file: language, size, lines, symbols and PageRank score."""
+
+    path: str
+    language: str
+    size: int
+    lines: int
+    symbols: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FileHits(_Record):
+    """Search hits of one file."""
+
+    path: str
+    count: int
+    hits: tuple[SearchHit, ...]

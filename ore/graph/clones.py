@@ -1,0 +1,288 @@
+"""Duplicate code: clone groups across a tree, and where a snippet already exists.
+
+Repo-wide (`find_clones`): every run of at least `min_lines` consecutive code lines is a window;
+windows with equal keys seed a clone pair, which grows line by line while the keys stay equal, and
+pairs of equal spans join into groups. Exact clones compare a line's tokens; renamed clones the
+tokens once identifiers and literals are normalised (pairs that are also exact are left to the
+exact group); structural clones are whole functions whose syntax trees have the same shape without
+being renamed copies. A group is kept when it spans at least `min_tokens` tokens.
+
+A snippet (`match_snippet`) is compared with every function (and, outside functions, the file) of
+its language: the candidates sharing a non-trivial line, and the functions of the same shape.
+The score compares renamed lines: `2M / (len(snippet) + len(unit))`, `M` the lines matched in
+order; when at least three lines match, the snippet may also sit inside a larger unit, scored
+`2M / (len(snippet) + len(span))` over the unit's lines from the first match to the last. A
+structural match (same function shape) scores at least 0.8; matches under 0.5 are dropped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
+
+from ..errors import GraphError
+from .results import CloneGroup, Occurrence, SnippetMatch
+from .scope import dominant_language, need_files, select
+from .shapecache import load_shapes
+from .shapes import FileShape, family, snippet_shape
+
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["KINDS", "find_clones", "match_snippet"]
+
+KINDS = ("exact", "renamed", "structural")
+_KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
+_BUCKET_CAP = 64  # windows seen more often than this are boilerplate, not clones to report
+_TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
+_MIN_SCORE = 0.5
+_CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
+
+
+def find_clones(
+    g: CodeGraph,
+    *,
+    min_lines: int = 5,
+    min_tokens: int = 50,
+    paths: Sequence[str] = (),
+    exclude_tests: bool = False,
+    kinds: Sequence[str] = KINDS,
+) -> list[CloneGroup]:
+    """Clone groups under `paths` (all files when empty), largest first."""
+    if min_lines < 2:
+        raise GraphError(f"min_lines must be 2 or more, not {min_lines}")
+    if min_tokens < 1:
+        raise GraphError(f"min_tokens must be 1 or more, not {min_tokens}")
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise GraphError(f"unknown clone kind '{unknown[0]}'; use {', '.join(KINDS)}")
+    shapes = load_shapes(g, select(g, paths, exclude_tests=exclude_tests))
+    groups: list[CloneGroup] = []
+    files = sorted(shapes)
+    if "exact" in kinds:
+        groups += _windows(shapes, files, "exact", min_lines, min_tokens)
+    if "renamed" in kinds:
+        groups += _windows(shapes, files, "renamed", min_lines, min_tokens)
+    if "structural" in kinds:
+        groups += _structural(shapes, files, min_lines, min_tokens)
+    groups.sort(key=_largest_first)
+    return groups
+
+
+def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
+    first = c.occurrences[0]
+    return (-c.lines, -c.tokens, _KIND_ORDER[c.kind], first.path, first.start)
+
+
+def _windows(
+    shapes: dict[str, FileShape], files: list[str], kind: str, m: int, min_tokens: int
+) -> list[CloneGroup]:
+    keys: list[tuple[int, ...]] = [
+        shapes[path].exact if kind == "exact" else shapes[path].renamed for path in files
+    ]
+    # A window can only repeat when each of its lines does: windows are built (in C, by `zip`)
+    # only over runs of at least m lines whose keys occur more than once in the whole tree.
+    seen = Counter(key for seq in keys for key in seq)
+    windows: list[list[tuple[int, tuple[int, ...]]]] = []
+    for seq in keys:
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for lo, hi in _runs([seen[key] > 1 for key in seq], m):
+            part = seq[lo:hi]
+            found += enumerate(zip(*(part[k:] for k in range(m)), strict=False), lo)
+        windows.append(found)
+    counts = Counter(w for found in windows for _i, w in found)
+    repeated = {w for w, n in counts.items() if 1 < n <= _BUCKET_CAP}
+    buckets: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
+    for f, found in enumerate(windows):
+        for i, w in [(i, w) for i, w in found if w in repeated]:
+            buckets[w].append((f, i))
+    spans: dict[tuple[int, int, int], set[tuple[int, int, int]]] = {}
+    for found_at in buckets.values():
+        for a, (f, i) in enumerate(found_at):
+            kf = keys[f]
+            for h, j in found_at[a + 1 :]:
+                kh = keys[h]
+                if i and j and kf[i - 1] == kh[j - 1] and not (f == h and j - 1 <= i):
+                    continue  # not where this pair's match starts
+                n = m
+                while i + n < len(kf) and j + n < len(kh) and kf[i + n] == kh[j + n]:
+                    n += 1
+                if f == h and j < i + n:  # a run that overlaps itself
+                    n = j - i
+                    if n < m:
+                        continue
+                if kind == "renamed":
+                    one_exact, two_exact = shapes[files[f]].exact, shapes[files[h]].exact
+                    if one_exact[i : i + n] == two_exact[j : j + n]:
+                        continue  # an exact clone: reported as one
+                one, two = (f, i, n), (h, j, n)
+                spans.setdefault(one, {one}).add(two)
+                spans.setdefault(two, {two}).add(one)
+    return _grouped(shapes, files, kind, spans, min_tokens)
+
+
+def _runs(flags: list[bool], m: int) -> list[tuple[int, int]]:
+    """`(lo, hi)` of every run of at least `m` True flags."""
+    out = []
+    start = -1
+    for i, flag in enumerate([*flags, False]):
+        if flag and start < 0:
+            start = i
+        elif not flag and start >= 0:
+            if i - start >= m:
+                out.append((start, i))
+            start = -1
+    return out
+
+
+def _grouped(
+    shapes: dict[str, FileShape],
+    files: list[str],
+    kind: str,
+    spans: dict[tuple[int, int, int], set[tuple[int, int, int]]],
+    min_tokens: int,
+) -> list[CloneGroup]:
+    seen: set[tuple[int, int, int]] = set()
+    out = []
+    for start in sorted(spans):
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            span = todo.pop()
+            if span not in group:
+                group.add(span)
+                todo.extend(spans[span] - group)
+        seen |= group
+        occurrences = []
+        tokens = None
+        for f, i, n in sorted(group):
+            shape = shapes[files[f]]
+            count = sum(shape.tokens[i : i + n])
+            tokens = count if tokens is None else min(tokens, count)
+            occurrences.append(Occurrence(files[f], shape.numbers[i], shape.numbers[i + n - 1]))
+        if tokens is None or tokens < min_tokens:
+            continue
+        size = max(o.end - o.start + 1 for o in occurrences)
+        out.append(CloneGroup(kind, size, tokens, tuple(occurrences)))
+    return out
+
+
+def _structural(
+    shapes: dict[str, FileShape], files: list[str], m: int, min_tokens: int
+) -> list[CloneGroup]:
+    by_shape: dict[str, list[tuple[str, int, int, tuple[int, ...], int]]] = defaultdict(list)
+    for path in files:
+        shape = shapes[path]
+        for fn in shape.functions:
+            if not fn.shape or fn.end - fn.start + 1 < m:
+                continue
+            lo, hi = shape.span(fn.start, fn.end)
+            tokens = sum(shape.tokens[lo:hi])
+            if tokens >= min_tokens:
+                by_shape[fn.shape].append((path, fn.start, fn.end, shape.renamed[lo:hi], tokens))
+    out = []
+    for members in by_shape.values():
+        if len(members) < 2 or len({m_[3] for m_ in members}) < 2:
+            continue  # alone, or all renamed copies of each other (reported as such)
+        occurrences = tuple(Occurrence(p, s, e) for p, s, e, _r, _t in sorted(members))
+        size = max(o.end - o.start + 1 for o in occurrences)
+        out.append(CloneGroup("structural", size, min(t for *_x, t in members), occurrences))
+    return out
+
+
+def match_snippet(
+    g: CodeGraph,
+    snippet: str | bytes,
+    *,
+    language: str | None = None,
+    limit: int | None = 10,
+    exclude_tests: bool = False,
+) -> list[SnippetMatch]:
+    """Where the snippet (or code like it) already is: best matches first."""
+    lang = dominant_language(g, language)
+    snip = snippet_shape(snippet, lang)
+    fam = family(lang)
+    candidates = [p for p in select(g, exclude_tests=exclude_tests)
+                  if family(g.index.files[p].language) == fam]  # fmt: skip
+    need_files(g, candidates, "a snippet comparison")
+    shapes = load_shapes(g, candidates)
+    s_renamed, s_exact = list(snip.renamed), list(snip.exact)
+    seeds = {r for r, t in zip(snip.renamed, snip.tokens, strict=True) if t >= _TRIVIAL_TOKENS}
+    snippet_shapes = {fn.shape for fn in snip.functions if fn.shape}
+    found: dict[tuple[str, int, int], SnippetMatch] = {}
+    for path in sorted(shapes):
+        shape = shapes[path]
+        hits = [n for n, r in zip(shape.numbers, shape.renamed, strict=True) if r in seeds]
+        units = []
+        for fn in shape.functions:
+            same = fn.shape in snippet_shapes
+            if same or any(fn.start <= n <= fn.end for n in hits):
+                units.append((fn.start, fn.end, fn.name, same))
+        if any(not any(s <= n <= e for s, e, _n, _x in units) for n in hits):
+            units.append((1, shape.numbers[-1], "", False))  # module-level code
+        for start, end, name, same in units:
+            match = _score(shape, start, end, name, s_renamed, s_exact, same)
+            if match is not None:
+                key = (match.path, match.start, match.end)
+                if key not in found or found[key].score < match.score:
+                    found[key] = match
+    ranked = sorted(
+        found.values(), key=lambda m_: (-m_.score, _KIND_ORDER[m_.kind], m_.path, m_.start)
+    )
+    return _innermost(ranked)[:limit]
+
+
+def _score(
+    shape: FileShape,
+    start: int,
+    end: int,
+    name: str,
+    s_renamed: list[int],
+    s_exact: list[int],
+    same_shape: bool,
+) -> SnippetMatch | None:
+    lo, hi = shape.span(start, end)
+    renamed = shape.renamed[lo:hi]
+    matcher = SequenceMatcher(None, s_renamed, renamed, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size]
+    if not blocks and not same_shape:
+        return None
+    if blocks:
+        first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
+        matched = sum(b.size for b in blocks)
+        score = 2 * matched / (len(s_renamed) + hi - lo)  # against the whole unit
+        if matched >= _CONTAINED:  # or the snippet inside a larger unit, lines in order
+            score = max(score, 2 * matched / (len(s_renamed) + last - first))
+    else:
+        first, last, score = 0, hi - lo, 0.0
+    kind = "similar"
+    if list(renamed[first:last]) == s_renamed:
+        exact = list(shape.exact[lo + first : lo + last]) == s_exact
+        kind = "exact" if exact else "renamed"
+    elif same_shape:
+        kind, score = "structural", max(score, 0.8)
+        first, last = 0, hi - lo
+    if score < _MIN_SCORE or last <= first:
+        return None
+    numbers = shape.numbers
+    return SnippetMatch(
+        shape.path, numbers[lo + first], numbers[lo + last - 1], name, kind, round(score, 4)
+    )
+
+
+def _innermost(ranked: list[SnippetMatch]) -> list[SnippetMatch]:
+    """One match per place: a nested function's match hides the same lines found again in the
+    function around it (same score and kind)."""
+    out: list[SnippetMatch] = []
+    for m in ranked:
+        if any(
+            o.path == m.path and o.kind == m.kind and o.score == m.score
+            and o.start >= m.start and o.end <= m.end
+            for o in out
+        ):  # fmt: skip
+            continue
+        out.append(m)
+    return out

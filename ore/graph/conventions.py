@@ -1,0 +1,209 @@
+"""House conventions (Ori's `find_convention`): recurring patterns of the highest-ranked files.
+
+Topics and where each comes from:
+- `naming`: the index's symbols; case style per kind (snake_case, camelCase, PascalCase,
+  UPPER_CASE; a one-word lower-case name fits snake_case and camelCase alike) and the most common
+  first and last words; languages other than the main one are named in the label (`js: ...`).
+- `imports`: the index's imports; absolute or relative, `from` or plain, aliases, star imports,
+  and whether a file groups standard library, third-party and local imports in that order.
+- `errors`, `logging`, `async`, `tests`: patterns matched in the files' text (`facts`), per
+  language family (what is raised and caught, error classes; logger calls and `print`; async
+  functions, awaits, threads; test framework, fixture style, test file naming).
+
+Files: the top half by PageRank (at least 20, at most 400) of the scope, test files excluded,
+except for `tests`, which looks at the test files. Shares are of symbols of the same kind
+(naming), of imports (imports) or of the files looked at (the rest).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import GraphError
+from .results import Convention, Pattern
+from .scope import is_test, need_files, select, split_words
+from .shapecache import load_shapes
+from .shapes import family
+
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["TOPICS", "find_conventions", "name_style", "styles_fit"]
+
+TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
+_SHOWN = 8
+_STDLIB = frozenset(sys.stdlib_module_names)
+
+_TEST_NAMES = (
+    ("test_*.py", re.compile(r"(^|/)test_[^/]*\.pyi?$")),
+    ("*_test.py", re.compile(r"_test\.py$")),
+    ("*_test.go", re.compile(r"_test\.go$")),
+    ("*.test.* (JS/TS)", re.compile(r"\.test\.[cm]?[jt]sx?$")),
+    ("*.spec.* (JS/TS)", re.compile(r"\.spec\.[cm]?[jt]sx?$")),
+    ("in a tests/ folder", re.compile(r"(^|/)(tests?|__tests__)/")),
+)
+
+
+@dataclass
+class _Tally:
+    """Counts of one topic's patterns, with the first place each was seen."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    where: dict[str, str] = field(default_factory=dict)
+    files: Counter[str] = field(default_factory=Counter)
+
+    def add(self, label: str, example: str, path: str | None = None) -> None:
+        self.counts[label] += 1
+        self.where.setdefault(label, example)
+        if path is not None:
+            self.files[label] += 1
+
+
+def name_style(name: str) -> str:
+    """snake_case, camelCase, PascalCase, UPPER_CASE, lower (one lower-case word) or mixed."""
+    bare = name.strip("_")
+    if not bare:
+        return "mixed"
+    if bare.isupper() or (bare.upper() == bare and any(c.isalpha() for c in bare)):
+        return "UPPER_CASE" if "_" in bare or len(bare) > 1 else "PascalCase"
+    if bare.islower() or not any(c.isalpha() for c in bare):
+        return "snake_case" if "_" in bare else "lower"
+    if "_" in bare:
+        return "mixed"
+    return "PascalCase" if bare[0].isupper() else "camelCase"
+
+
+def styles_fit(style: str, dominant: str) -> bool:
+    """Whether a name of `style` follows a `dominant` style (one word fits both cases)."""
+    return style == dominant or (style == "lower" and dominant in ("snake_case", "camelCase"))
+
+
+def find_conventions(
+    g: CodeGraph, topic: str | None = None, *, paths: Sequence[str] = ()
+) -> list[Convention]:
+    """The conventions of one topic, or of all of them (`topic=None`)."""
+    if topic is not None and topic not in TOPICS:
+        raise GraphError(f"unknown topic '{topic}'; use one of {', '.join(TOPICS)}")
+    scope = select(g, paths)
+    need_files(g, scope, "conventions")
+    ranked = sorted(scope, key=lambda p: (-g.pagerank[p], p))
+    code = [p for p in ranked if not is_test(p)] or ranked
+    top = code[: min(400, max(20, len(code) // 2))]
+    tests = [p for p in ranked if is_test(p)]
+    out = []
+    for name in [topic] if topic else TOPICS:
+        files = tests if name == "tests" else top
+        tally = _tally(g, name, files)
+        out.append(_convention(name, tally, files))
+    return out
+
+
+def _tally(g: CodeGraph, topic: str, files: Sequence[str]) -> _Tally:
+    tally = _Tally()
+    if topic == "naming":
+        families = Counter(family(g.index.files[p].language) for p in files)
+        main = families.most_common(1)[0][0] if families else ""
+        for path in files:
+            fam = family(g.index.files[path].language)
+            prefix = "" if fam == main else f"{fam}: "  # each language keeps its own style
+            for s in g.index.files[path].symbols:
+                where = f"{path}:{s.line}"
+                tally.add(f"{prefix}{s.kind} names: {name_style(s.name)}", where)
+                words = split_words(s.name)
+                if len(words) > 1 and s.kind in ("function", "method"):
+                    tally.add(f"{prefix}{s.kind} names start with '{words[0]}'", where)
+                if len(words) > 1 and s.kind in ("class", "interface", "type"):
+                    tally.add(f"{prefix}{s.kind} names end with '{words[-1].capitalize()}'", where)
+        return tally
+    if topic == "imports":
+        for path in files:
+            _import_patterns(g, path, tally)
+        return tally
+    if topic == "tests":
+        for path in files:
+            for label, rx in _TEST_NAMES:
+                if rx.search(path):
+                    tally.add(f"test files: {label}", f"{path}:1", path)
+    for path, shape in load_shapes(g, files).items():
+        for fact_topic, label, count, line in shape.facts:
+            if fact_topic == topic:
+                tally.counts[label] += count
+                tally.where.setdefault(label, f"{path}:{line}")
+                tally.files[label] += 1
+    return tally
+
+
+def _import_patterns(g: CodeGraph, path: str, tally: _Tally) -> None:
+    record = g.index.files[path]
+    externals = set(g.index.externals.get(path, ()))
+    order: list[int] = []
+    for imp in record.imports:
+        where = f"{path}:{imp.line}"
+        if record.language == "python":
+            tally.add("relative imports" if imp.level else "absolute imports", where)
+            tally.add("from x import y" if imp.kind == "from" else "import x", where)
+            if "*" in imp.names:
+                tally.add("star imports", where)
+            if imp.kind == "import" and imp.binds and imp.binds[0] != imp.module.split(".")[0]:
+                tally.add(f"import {imp.module} as {imp.binds[0]}", where)
+            head = imp.module.split(".")[0]
+            order.append(0 if head in _STDLIB and not imp.level else 1 if head in externals else 2)
+        elif family(record.language) == "js":
+            relative = imp.module.startswith(".")
+            tally.add("relative specifiers" if relative else "package specifiers", where)
+            tally.add({"require": "require()", "type": "import type", "export": "re-exports",
+                       "dynamic": "dynamic import()"}.get(imp.kind, "import ... from"), where)  # fmt: skip
+            if imp.names and imp.names[0] == "default":
+                tally.add("default imports", where)
+        else:
+            tally.add(f"{imp.kind} {('aliased' if imp.binds and imp.names else '')}".strip(), where)
+    if len(set(order)) > 1:
+        grouped = order == sorted(order)
+        tally.add("stdlib, third-party, local in that order" if grouped
+                  else "imports not grouped by origin", f"{path}:1", path)  # fmt: skip
+
+
+def _fold_one_word_names(tally: _Tally) -> None:
+    """`lower` (one lower-case word) counts for snake_case or camelCase, whichever the kind
+    uses more (snake_case on a tie)."""
+    for label in [k for k in tally.counts if k.endswith(": lower")]:
+        head = label[: -len("lower")]
+        snake, camel = tally.counts[head + "snake_case"], tally.counts[head + "camelCase"]
+        into = head + ("camelCase" if camel > snake else "snake_case")
+        tally.counts[into] += tally.counts.pop(label)
+        tally.where.setdefault(into, tally.where[label])
+
+
+def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
+    patterns = []
+    totals: Counter[str] = Counter()
+    if topic == "naming":
+        _fold_one_word_names(tally)
+        for label, n in tally.counts.items():
+            totals[label.split(" names")[0]] += n if ": " in label else 0
+    imports = sum(n for label, n in tally.counts.items() if label in ("absolute imports",
+                  "relative imports", "relative specifiers", "package specifiers"))  # fmt: skip
+    for label, count in tally.counts.items():
+        if topic == "naming":
+            denominator = totals[label.split(" names")[0]] or count
+        elif topic == "imports" and label not in tally.files:
+            denominator = imports or count
+        else:
+            denominator = len(files) or 1
+            count_files = tally.files.get(label, count)
+            patterns.append(Pattern(label, count, round(min(1.0, count_files / denominator), 4),
+                                    tally.where[label]))  # fmt: skip
+            continue
+        patterns.append(Pattern(label, count, round(count / denominator, 4), tally.where[label]))
+    patterns.sort(key=lambda p: (-p.share, -p.count, p.name))
+    shown = tuple(patterns[: _SHOWN * (3 if topic == "naming" else 1)])
+    if not shown:
+        summary = f"no {topic} patterns found in {len(files)} files"
+    else:
+        summary = "; ".join(f"{p.name} ({p.share:.0%})" for p in shown[:3])
+    return Convention(topic, len(files), shown, summary)

@@ -1,0 +1,178 @@
+"""Per-file convention facts: which error, logging, async and test patterns a file's text shows.
+
+Computed once per file content with its shape (`shapecache`), so `conventions` and `consistent`
+add up counts instead of reading files. Each rule is a regular expression over the whole text
+(multi-line mode, so `^` is a line start); a label with `{0}` takes the first group.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["TEXT_TOPICS", "Fact", "file_facts"]
+
+Fact = tuple[str, str, int, int]  # topic, label, occurrences, first line
+TEXT_TOPICS = ("errors", "logging", "async", "tests")
+
+# label ("{0}" takes the first group), pattern, words of which every match holds one (() if none)
+Rule = tuple[str, re.Pattern[str], tuple[str, ...]]
+
+
+def _rules(*pairs: tuple[str, str] | tuple[str, str, tuple[str, ...]]) -> tuple[Rule, ...]:
+    out = []
+    for pair in pairs:
+        label, rx = pair[0], pair[1]
+        needles = pair[2] if len(pair) == 3 else _needles(rx)
+        out.append((label, re.compile(rx, re.M), needles))
+    return tuple(out)
+
+
+def _needles(rx: str) -> tuple[str, ...]:
+    """Words of which every match holds one: a file with none of them is skipped before the
+    pattern runs (substring searches in C; most files fail them). One per top-level branch."""
+    plain = re.sub(r"\\.", " ", rx)  # escapes (\s, \b, \.)
+    depth, branches, current = 0, [], ""
+    for ch in plain:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "|" and depth == 0:
+            branches.append(current)
+            current = ""
+        else:
+            current += ch
+    branches.append(current)
+    out = []
+    for branch in branches:
+        branch = re.sub(r"\([^()]*\)[?*]", " ", branch)  # optional groups
+        branch = re.sub(r"\([^()]*\|[^()]*\)", " ", branch)  # alternatives
+        branch = re.sub(r"\[[^\]]*\]|.[?*]", " ", branch)  # classes, optional characters
+        words = re.findall(r"[A-Za-z_]{3,}", branch)
+        if not words:
+            return ()
+        out.append(max(words, key=len))
+    return tuple(out)
+
+
+TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
+    "errors": {
+        "python": _rules(
+            ("raise {0}", r"^\s*raise\s+([A-Za-z_][\w.]*)"),
+            ("except {0}", r"^\s*except\s*\(?\s*([A-Za-z_][\w.]*)"),
+            ("bare except:", r"^\s*except\s*:"),
+            (
+                "error classes derive from {0}",
+                r"^\s*class\s+\w*(?:Error|Exception)\s*\(\s*([\w.]+)",
+            ),
+        ),
+        "js": _rules(
+            ("throw new {0}", r"\bthrow\s+new\s+([A-Za-z_$][\w.$]*)"),
+            ("catch (e)", r"\bcatch\s*\("),
+            ("Promise .catch()", r"\.catch\("),
+            ("error classes extend {0}", r"\bclass\s+\w*Error\s+extends\s+([\w.$]+)"),
+        ),
+        "go": _rules(
+            ("errors.New", r"\berrors\.New\("),
+            ("fmt.Errorf", r"\bfmt\.Errorf\("),
+            ("if err != nil", r"\bif\s+err\s*!=\s*nil"),
+            ("panic()", r"\bpanic\("),
+        ),
+        "rust": _rules(
+            ("the ? operator", r"\?\s*[;)]"),
+            (".unwrap()", r"\.unwrap\(\)"),
+            (".expect()", r"\.expect\("),
+            ("panic!", r"\bpanic!\("),
+        ),
+    },
+    "logging": {
+        "python": _rules(
+            ("logging.getLogger({0})", r"logging\.getLogger\(\s*([^)]*)\)"),
+            (
+                "{0}.{1}()",
+                r"\b(logger|log|LOGGER|_logger|logging)\.(debug|info|warning|warn|error|exception|critical)\(",
+                ("log", "LOG"),
+            ),
+            ("print()", r"^\s*print\("),
+            ("warnings.warn()", r"\bwarnings\.warn\("),
+        ),
+        "js": _rules(
+            ("console.{0}()", r"\bconsole\.(log|warn|error|info|debug)\("),
+            ("{0}.{1}()", r"\b(logger|log)\.(debug|info|warn|error)\(", ("log",)),
+        ),
+        "go": _rules(
+            ("log.{0}", r"\blog\.(Print\w*|Fatal\w*|Panic\w*)\("),
+            ("slog.{0}", r"\bslog\.(\w+)\("),
+            ("fmt.Print", r"\bfmt\.Print"),
+        ),
+        "rust": _rules(
+            ("{0}! (log/tracing)", r"\b(trace|debug|info|warn|error)!\("),
+            ("println!", r"\be?println!\("),
+        ),
+    },
+    "async": {
+        "python": _rules(
+            ("async def", r"^\s*async\s+def\b"),
+            ("await", r"\bawait\b"),
+            ("asyncio", r"\basyncio\."),
+            ("threads", r"\bthreading\.|\bThread\("),
+            ("concurrent.futures", r"\bconcurrent\.futures\b|Executor\("),
+        ),
+        "js": _rules(
+            ("async functions", r"\basync\s+(function\b|\(|\w+\s*=>)"),
+            ("await", r"\bawait\b"),
+            (".then()", r"\.then\("),
+            ("new Promise", r"\bnew\s+Promise\("),
+        ),
+        "go": _rules(
+            ("goroutines", r"\bgo\s+(func\b|\w+\()"),
+            ("channels", r"\bchan\b"),
+            ("sync", r"\bsync\.(WaitGroup|Mutex|RWMutex|Once)"),
+        ),
+        "rust": _rules(
+            ("async fn", r"\basync\s+fn\b"),
+            (".await", r"\.await\b"),
+            ("tokio", r"\btokio::"),
+            ("threads", r"\bthread::spawn\b"),
+        ),
+    },
+    "tests": {
+        "python": _rules(
+            ("pytest", r"^\s*import\s+pytest|@pytest\."),
+            ("unittest TestCase", r"\(\s*(unittest\.)?\w*TestCase\s*\)"),
+            ("@pytest.fixture", r"@pytest\.fixture"),
+            ("setUp methods", r"def\s+setUp\w*\("),
+            ("plain assert", r"^\s*assert\b"),
+            ("self.assert*", r"\bself\.assert\w+\("),
+        ),
+        "js": _rules(
+            ("describe/it", r"\b(describe|it)\("),
+            ("test()", r"^\s*test\("),
+            ("vitest", r"from\s+['\"]vitest['\"]"),
+            ("jest", r"\bjest\."),
+            ("beforeEach", r"\bbeforeEach\("),
+        ),
+        "go": _rules(
+            ("testing.T", r"func\s+Test\w*\(\s*\w+\s+\*testing\.T"),
+            ("table tests", r"\btests?\s*:?=\s*\[\]struct"),
+            ("t.Run", r"\bt\.Run\("),
+        ),
+        "rust": _rules(("#[test]", r"#\[test\]"), ("#[cfg(test)] modules", r"#\[cfg\(test\)\]")),
+    },
+}
+
+
+def file_facts(family: str, text: str) -> tuple[Fact, ...]:
+    """The text-pattern facts of one file of a language family, sorted."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for topic in TEXT_TOPICS:
+        for label, rx, needles in TEXT_RULES[topic].get(family, ()):
+            if needles and not any(n in text for n in needles):
+                continue
+            for match in rx.finditer(text):
+                name = label.format(*match.groups()) if match.groups() else label
+                seen = found.get((topic, name))
+                if seen is None:
+                    line = text.count("\n", 0, match.start()) + 1
+                    found[topic, name] = [1, line]
+                else:
+                    seen[0] += 1
+    return tuple(sorted((t, n, c, line) for (t, n), (c, line) in found.items()))

@@ -1,0 +1,100 @@
+"""Which indexed files a judgment looks at: path prefixes, a language, tests and generated code."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import GraphError
+from .languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["dominant_language", "is_generated", "is_test", "need_files", "select", "split_words"]
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
+_TEST_FILE = re.compile(
+    r"(^test_.*\.pyi?$|.*_test\.(py|go)$|^conftest\.py$|.*\.(test|spec)\.[cm]?[jt]sx?$)"
+)
+_GENERATED = re.compile(rb"(?i)(code generated .* do not edit|@generated|auto-?generated)")
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def is_test(path: str) -> bool:
+    """A test file or test helper: in a test folder, or named like a test (any language)."""
+    parts = path.split("/")
+    return bool(_TEST_FILE.match(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+
+
+def is_generated(root: str, path: str) -> bool:
+    """A file that says in its first 1 KB that a tool generated it."""
+    try:
+        with open(posixpath.join(root, path), "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return False
+    return bool(_GENERATED.search(head))
+
+
+def select(
+    g: CodeGraph,
+    paths: Sequence[str] = (),
+    *,
+    exclude_tests: bool = False,
+    family: Iterable[str] | None = None,
+) -> list[str]:
+    """Indexed files under any of `paths` (all when empty), optionally of some languages,
+    without tests and generated code when `exclude_tests`."""
+    prefixes = [_prefix(g, p) for p in paths]
+    languages = set(family) if family is not None else None
+    root = str(g.root)
+    out = []
+    for path, record in g.index.files.items():
+        if languages is not None and record.language not in languages:
+            continue
+        if prefixes and not any(path == p or path.startswith(p + "/") or not p for p in prefixes):
+            continue
+        if exclude_tests and (is_test(path) or is_generated(root, path)):
+            continue
+        out.append(path)
+    return out
+
+
+def _prefix(g: CodeGraph, raw: str) -> str:
+    name = raw.replace("\\", "/").strip("/")
+    while name.startswith("./"):
+        name = name[2:]
+    if name in ("", "."):
+        return ""
+    if name in g.index.files or any(p.startswith(name + "/") for p in g.files):
+        return name
+    return g.resolve_file(raw)  # a unique suffix, or a GraphError that says what exists
+
+
+def need_files(g: CodeGraph, files: Sequence[str], what: str) -> None:
+    """GraphError when there is nothing to compare with."""
+    if not g.files:
+        raise GraphError(f"no source files are indexed under {g.root}; {what} needs some")
+    if not files:
+        raise GraphError(f"no indexed file matches the scope given; {what} needs some")
+
+
+def dominant_language(g: CodeGraph, language: str | None) -> str:
+    """`language` checked, or the language most files of the index are in."""
+    if language is not None:
+        if language not in LANGUAGES:
+            raise GraphError(f"unknown language '{language}'; use one of {', '.join(LANGUAGES)}")
+        return language
+    counts = Counter(r.language for r in g.index.files.values())
+    if not counts:
+        raise GraphError(f"no source files are indexed under {g.root}; nothing to compare with")
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def split_words(name: str) -> list[str]:
+    """`get_userByID2` -> ["get", "user", "by", "id", "2"]: words of an identifier, lower case."""
+    return [w.lower() for w in _WORD.findall(name)]

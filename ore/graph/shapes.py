@@ -1,0 +1,324 @@
+"""What clone detection and similarity compare: code lines as tokens, and function shapes.
+
+Computed on demand from the files themselves and kept by content hash (`shapecache`), so the
+cold index pays nothing for judgment operations that are never asked for.
+
+- Tokens: one regular expression per language family (run in C), comments and whitespace dropped.
+  A line's *exact* key is its token texts; its *renamed* key replaces every identifier that is not
+  a keyword with `I`, every string with `''` and every number with `0` (a type-2 clone key). Keys
+  are kept as stable 64-bit hashes (`line_key`), small on disk and fast to compare.
+  A token spanning lines (a docstring) belongs to the line it starts on.
+- Function shapes: tree-sitter's S-expression of a function's syntax tree (node kinds and fields,
+  no text; built in C), hashed. Two functions with the same shape differ only in names, literals
+  and operators.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import re
+import textwrap
+import zlib
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, NamedTuple
+
+from ..errors import GraphError
+from .facts import Fact, file_facts
+
+__all__ = [
+    "MAX_SNIPPET_BYTES",
+    "FileShape",
+    "Function",
+    "family",
+    "line_key",
+    "make_shape",
+    "snippet_shape",
+    "snippet_text",
+]
+
+MAX_SNIPPET_BYTES = 1_000_000
+
+# strings and comments first (strings may hold comment markers and vice versa); then tokens
+_PY_SKIP = re.compile(
+    r"(?P<s>[rRbBuUfF]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"))"
+    r"|(?P<c>\#[^\n]*)"
+)
+_C_SKIP = re.compile(
+    r"(?P<s>`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\")"
+    r"|(?P<c>//[^\n]*|/\*[\s\S]*?\*/)"
+)
+_RUST_SKIP = re.compile(
+    r"(?P<s>r#*\"[\s\S]*?\"#*|'(?:\\.|[^'\\\n])'|\"(?:\\.|[^\"\\])*\")"
+    r"|(?P<c>//[^\n]*|/\*[\s\S]*?\*/)"
+)
+_STRING = r"[rRbBuUfF]{0,2}'(?:\\.|[^'\\])*'|[rRbBuUfF]{0,2}\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`"
+_TOKEN = re.compile(
+    _STRING + r"|\d[\w.]*|[^\W\d][\w$]*|\$[\w$]*"
+    r"|===|!==|\*\*=?|//=?|=>|\?\?=?|\?\.|&&=?|\|\|=?|<<=?|>>>?=?|::|->|:=|[<>=!]=|[+\-*/%&|^@]=|\+\+|--"
+    r"|[^\s\w$]"
+)
+_STRINGS = re.compile(_STRING)
+_NUMBERS = re.compile(r"(?<![\w$])\d[\w.]*")
+_SKIPS = {"python": _PY_SKIP, "js": _C_SKIP, "go": _C_SKIP, "rust": _RUST_SKIP}
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_KEYWORDS = {
+    "python": frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"self", "cls"},
+    "js": _words(
+        "break case catch class const continue debugger default delete do else export extends "
+        "finally for function if import in instanceof let new return super switch this throw try "
+        "typeof var void while with yield async await of static get set null undefined true false "
+        "interface type enum implements private protected public readonly abstract declare as "
+        "namespace keyof is infer never unknown any"
+    ),
+    "go": _words(
+        "break case chan const continue default defer else fallthrough for func go goto if "
+        "import interface map package range return select struct switch type var nil true false"
+    ),
+    "rust": _words(
+        "as async await break const continue crate dyn else enum extern false fn for if impl in "
+        "let loop match mod move mut pub ref return self Self static struct super trait true type "
+        "unsafe use where while"
+    ),
+}
+_FAMILY = {"python": "python", "javascript": "js", "typescript": "js", "tsx": "js"}
+_FUNCTION_NODES = {
+    "python": "(function_definition) @f",
+    "javascript": "[(function_declaration) (generator_function_declaration) (method_definition)"
+    " (arrow_function) (function_expression)] @f",
+    "go": "[(function_declaration) (method_declaration) (func_literal)] @f",
+    "rust": "(function_item) @f",
+}
+_FUNCTION_NODES["typescript"] = _FUNCTION_NODES["tsx"] = _FUNCTION_NODES["javascript"]
+_NODE = re.compile(r"\((\w+)")
+
+
+def family(language: str) -> str:
+    """The lexer family of a language: python, js (JS, TS, TSX), go or rust."""
+    return _FAMILY.get(language, language)
+
+
+class Function(NamedTuple):
+    """A function or method: where it is, its shape hash and size (syntax nodes); `profile`
+    (node kind -> count) only when asked for."""
+
+    name: str
+    start: int
+    end: int
+    shape: str
+    nodes: int
+    profile: tuple[tuple[str, int], ...]
+    doc: bool  # its body starts with a string (a Python docstring)
+
+
+@dataclass(frozen=True, slots=True)
+class FileShape:
+    """A file's code lines as parallel tuples (line number, exact key, renamed key, tokens),
+    and its functions: what clone detection and `similar` compare."""
+
+    path: str
+    language: str
+    numbers: tuple[int, ...]
+    exact: tuple[int, ...]
+    renamed: tuple[int, ...]
+    tokens: tuple[int, ...]
+    functions: tuple[Function, ...]
+    facts: tuple[Fact, ...] = ()
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The indexes `lo:hi` of the code lines numbered `start`..`end`."""
+        return bisect_left(self.numbers, start), bisect_right(self.numbers, end)
+
+    def to_row(self) -> tuple[object, ...]:
+        return (self.language, self.numbers, self.exact, self.renamed, self.tokens,
+                tuple(map(tuple, self.functions)), self.facts)  # fmt: skip
+
+    @classmethod
+    def from_row(cls, path: str, row: tuple[Any, ...]) -> FileShape:
+        language, numbers, exact, renamed, tokens, funcs, facts = row
+        functions = tuple(Function(*f) for f in funcs)
+        return cls(path, language, numbers, exact, renamed, tokens, functions, facts)
+
+
+Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def line_key(text: str) -> int:
+    """A stable 64-bit key of a line's tokens (CRC-32 and Adler-32, both in C)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def lex(language: str, text: str) -> Lines:
+    """The code lines of `text` (comments and blank lines dropped): numbers, exact keys, renamed
+    keys, token counts."""
+    fam = family(language)
+    skip = _SKIPS.get(fam)
+    if skip is None:
+        return (), (), (), ()
+    text = skip.sub(_strip, text)
+    idents = _identifiers(fam)
+    findall, s_sub, n_sub, i_sub = _TOKEN.findall, _STRINGS.sub, _NUMBERS.sub, idents.sub
+    numbers: list[int] = []
+    exact: list[int] = []
+    renamed: list[int] = []
+    counts: list[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        tokens = findall(line)
+        if tokens:
+            key = " ".join(tokens)
+            numbers.append(number)
+            exact.append(line_key(key))
+            renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
+            counts.append(len(tokens))
+    return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
+
+
+def _strip(match: re.Match[str]) -> str:
+    """A comment goes; a string spanning lines becomes one token on its first line, with the
+    line breaks kept after it so every later line keeps its number."""
+    if match.lastgroup == "c":
+        return ""
+    token = match.group()
+    breaks = token.count("\n")
+    if not breaks:
+        return token
+    digest = hashlib.blake2b(token.encode(), digest_size=6).hexdigest()
+    return f"'{digest}'" + "\n" * breaks
+
+
+@cache
+def _identifiers(fam: str) -> re.Pattern[str]:
+    words = "|".join(sorted(_KEYWORDS.get(fam, frozenset()), key=len, reverse=True))
+    return re.compile(rf"(?<![\w$])(?!(?:{words})(?![\w$]))[^\W\d][\w$]*|(?<![\w$])\$[\w$]*")
+
+
+@cache
+def _function_query(language: str) -> Any:
+    from .languages import parser_and_query
+
+    parser, _query = parser_and_query(language)
+    if parser is None:
+        return None
+    import tree_sitter
+
+    return tree_sitter.Query(parser.language, _FUNCTION_NODES[language])
+
+
+def functions(
+    language: str, data: bytes, *, profile: bool = False
+) -> tuple[tuple[Function, ...], bool]:
+    """The functions of a source text with their shapes (a profile of node kinds on request),
+    and whether the parse had errors. One-line functions get no shape: never a clone."""
+    from .languages import parser_and_query
+
+    parser, _query = parser_and_query(language)
+    query = _function_query(language)
+    if parser is None or query is None:
+        return (), False
+    import tree_sitter
+
+    tree = parser.parse(data)
+    found = tree_sitter.QueryCursor(query).captures(tree.root_node).get("f", [])
+    out = []
+    for node in sorted(found, key=_start_byte):
+        start, end = node.start_point[0] + 1, node.end_point[0] + 1
+        name_node = node.child_by_field_name("name")
+        name = _node_text(name_node)
+        shape, nodes = "", 0
+        kinds: tuple[tuple[str, int], ...] = ()
+        if end > start:
+            sexp = str(node)
+            shape = hashlib.blake2b(sexp.encode(), digest_size=8).hexdigest()
+            nodes = sexp.count("(")
+            if profile:
+                kinds = tuple(sorted(Counter(_NODE.findall(sexp)).items()))
+        out.append(Function(name, start, end, shape, nodes, kinds, _documented(node)))
+    return tuple(out), bool(tree.root_node.has_error)
+
+
+def _documented(node: Any) -> bool:
+    body = node.child_by_field_name("body")
+    first = body.named_children[0] if body is not None and body.named_children else None
+    return bool(
+        first is not None
+        and first.type == "expression_statement"
+        and first.named_children
+        and first.named_children[0].type in ("string", "concatenated_string")
+    )
+
+
+def _node_text(node: Any) -> str:
+    return "" if node is None or node.text is None else str(node.text.decode("utf-8", "replace"))
+
+
+def _start_byte(node: Any) -> int:
+    return int(node.start_byte)
+
+
+def make_shape(path: str, language: str, data: bytes) -> FileShape:
+    """The shape of a file's bytes."""
+    funcs, _broken = functions(language, data, profile=True)
+    text = data.decode("utf-8", "replace")
+    facts = file_facts(family(language), text)
+    return FileShape(path, language, *lex(language, text), funcs, facts)
+
+
+def snippet_text(snippet: str | bytes) -> str:
+    """A snippet as text, or GraphError (one line) for binary, oversized or empty input."""
+    if isinstance(snippet, bytes):
+        if len(snippet) > MAX_SNIPPET_BYTES:
+            raise GraphError(f"snippet is {len(snippet):,} bytes; the limit is 1 MB")
+        if b"\0" in snippet[:8192]:
+            raise GraphError("snippet is binary (it holds NUL bytes); give source text")
+        try:
+            snippet = snippet.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GraphError("snippet is not UTF-8 text; give source text") from None
+    if len(snippet) > MAX_SNIPPET_BYTES:
+        raise GraphError(f"snippet is {len(snippet):,} characters; the limit is 1 MB")
+    if "\0" in snippet:
+        raise GraphError("snippet is binary (it holds NUL bytes); give source text")
+    if not snippet.strip():
+        raise GraphError("snippet is empty; give the code to compare")
+    return snippet
+
+
+def snippet_shape(snippet: str | bytes, language: str) -> FileShape:
+    """The shape of a snippet; GraphError when it is not source text or does not parse."""
+    text = snippet_text(snippet)
+    if language == "python":
+        text = textwrap.dedent(text)  # a method copied with its indentation
+    data = text.encode("utf-8")
+    funcs, broken = functions(language, data, profile=True)
+    if broken:
+        where = _first_error_line(language, data)
+        raise GraphError(
+            f"snippet does not parse as {language} (line {where}); give whole statements"
+        )
+    lines = lex(language, text)
+    if not lines[0]:
+        raise GraphError("snippet holds no code (only comments or blank lines)")
+    return FileShape("<snippet>", language, *lines, funcs)
+
+
+def _first_error_line(language: str, data: bytes) -> int:
+    from .languages import parser_and_query
+
+    parser, _query = parser_and_query(language)
+    stack = [parser.parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0]) + 1
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return 1

@@ -1,0 +1,177 @@
+"""The codebase signature (Ori's ambient signature): a compact picture of a tree, sized to a budget.
+
+Levels add sections, most important first: `lean` (size, central files), `standard` (+ their
+public names, module communities, import cycles), `deep` (+ key symbols with signatures,
+dependency patterns between folders, a one-line summary per convention topic), `max` (+ more of
+everything, hubs and authorities, the top patterns of each topic).
+
+Tokens are counted per line as the larger of `ceil((characters + 1) / 4)` (the usual rule of
+thumb for English and code, newline included) and the number of words and punctuation marks
+(`\\w+` runs plus every other non-space character), summed over the lines. The sum is never less
+than the same count on the whole text, so a model's tokenizer seldom sees more than `tokens`. A
+line that would go past `max_tokens` is left out (and so is a section header with no line after
+it); the result never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import GraphError
+from .results import Signature
+from .scope import is_test
+
+if TYPE_CHECKING:
+    from .graph import CodeGraph
+
+__all__ = ["DEFAULT_TOKENS", "LEVELS", "build_signature", "count_tokens"]
+
+LEVELS = ("lean", "standard", "deep", "max")
+DEFAULT_TOKENS = {"lean": 300, "standard": 1000, "deep": 2000, "max": 4000}
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    files: int
+    names: int
+    communities: int
+    symbols: int
+    patterns: int
+    conventions: int  # 0 none, 1 summaries, 2 summaries and top patterns
+    hits: int
+
+
+_PLANS = {
+    "lean": _Plan(5, 0, 0, 0, 0, 0, 0),
+    "standard": _Plan(10, 5, 5, 0, 0, 0, 0),
+    "deep": _Plan(15, 8, 8, 10, 8, 1, 0),
+    "max": _Plan(25, 12, 12, 20, 15, 2, 5),
+}
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of a text as the signature counts them (see the module docstring)."""
+    return sum(
+        max(math.ceil((len(line) + 1) / 4), len(_WORDS.findall(line))) for line in text.split("\n")
+    )
+
+
+class _Budget:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> bool:
+        cost = count_tokens(line)
+        if self.used + cost > self.limit:
+            return False
+        self.lines.append(line)
+        self.used += cost
+        return True
+
+    def section(self, header: str, lines: list[str]) -> None:
+        if not lines or self.used + count_tokens(header) + count_tokens(lines[0]) > self.limit:
+            return
+        self.add(header)
+        for line in lines:
+            self.add(line)
+
+
+def build_signature(
+    g: CodeGraph, level: str = "standard", max_tokens: int | None = None
+) -> Signature:
+    """The signature of `g` at `level`, within `max_tokens` (default: the level's own)."""
+    if level not in LEVELS:
+        raise GraphError(f"unknown level '{level}'; use lean, standard, deep or max")
+    limit = DEFAULT_TOKENS[level] if max_tokens is None else max_tokens
+    if limit < 1:
+        raise GraphError(f"max_tokens must be 1 or more, not {limit}")
+    plan = _PLANS[level]
+    budget = _Budget(limit)
+    s = g.stats()
+    languages = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "no source files"
+    budget.add(f"{s.files} files ({languages}); {s.import_edges} import edges; {s.symbols} symbols")
+    ranked = [f for f in g.top_files(None) if not is_test(f.path)][: plan.files]
+    central = []
+    for f in ranked:
+        line = f"  {f.path} ({f.dependents} dependents)"
+        if plan.names:
+            names = _public(g, f.path)
+            if names:
+                more = " …" if len(names) > plan.names else ""
+                line += ": " + ", ".join(names[: plan.names]) + more
+        central.append(line)
+    budget.section("central files (PageRank):", central)
+    if plan.communities:
+        groups = [c for c in g.communities() if len(c.files) > 1][: plan.communities]
+        budget.section("modules (communities):", [_community(g, c.files) for c in groups])
+        cycles = g.cycles()
+        if cycles:
+            shown = [" -> ".join(c.cycle) for c in cycles[: 3 if level != "max" else 8]]
+            budget.section(f"import cycles ({len(cycles)}):", [f"  {c}" for c in shown])
+    if plan.symbols:
+        budget.section("key symbols (most used):", _key_symbols(g, plan.symbols))
+    if plan.patterns:
+        budget.section("dependencies between folders (imports):", _folders(g, plan.patterns))
+    if plan.hits:
+        h = g.hits(plan.hits)
+        budget.section("hubs (orchestrate):", [f"  {x.path}" for x in h.hubs])
+        budget.section("authorities (relied on):", [f"  {x.path}" for x in h.authorities])
+    if plan.conventions and g.files:
+        lines = []
+        for c in g.conventions():
+            lines.append(f"  {c.topic}: {c.summary}")
+            if plan.conventions > 1:
+                lines += [f"    {p.name} ({p.count}, e.g. {p.example})" for p in c.patterns[:3]]
+        budget.section("conventions:", lines)
+    text = "\n".join(budget.lines)
+    return Signature(level, limit, budget.used, text)
+
+
+def _public(g: CodeGraph, path: str) -> list[str]:
+    return [
+        s.name
+        for s in g.index.files[path].symbols
+        if s.kind in ("class", "interface", "function", "type", "enum")
+        and not s.name.startswith("_")
+    ]
+
+
+def _community(g: CodeGraph, files: tuple[str, ...]) -> str:
+    folders = Counter(posixpath.dirname(p) or "." for p in files)
+    folder, _n = folders.most_common(1)[0]
+    best = sorted(files, key=lambda p: (-g.pagerank[p], p))[:3]
+    return f"  {folder}/ ({len(files)} files): " + ", ".join(best)
+
+
+def _key_symbols(g: CodeGraph, limit: int) -> list[str]:
+    uses: Counter[str] = Counter()
+    for record in g.index.files.values():
+        for name, count in record.refs:
+            uses[name.rsplit(".", 1)[-1]] += count
+    rows = []
+    for f in g.top_files(40):
+        for s in g.index.files[f.path].symbols:
+            public = s.kind in ("class", "function", "interface", "type") and s.name[:1] != "_"
+            if public and uses[s.name]:
+                rows.append((-uses[s.name], f.path, s.line, s.signature))
+    rows.sort()
+    return [f"  {sig}  [{path}:{line}, {-n} uses]" for n, path, line, sig in rows[:limit]]
+
+
+def _folders(g: CodeGraph, limit: int) -> list[str]:
+    pairs: Counter[tuple[str, str]] = Counter()
+    for source, targets in g.imports.items():
+        a = posixpath.dirname(source) or "."
+        for target in targets:
+            b = posixpath.dirname(target) or "."
+            if a != b:
+                pairs[a, b] += 1
+    return [f"  {a}/ -> {b}/ ({n} imports)" for (a, b), n in pairs.most_common(limit)]

@@ -1,0 +1,224 @@
+"""Duplicates: planted exact, renamed and structural clones are found; snippets find their origin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ore.errors import GraphError
+from ore.graph import CodeGraph, open_graph
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
+
+
+ORIGINAL = '''def summarize_orders(orders, currency):
+    """Total the paid orders of one currency."""
+    total = 0
+    count = 0
+    for order in orders:
+        if order.currency != currency:
+            continue
+        if order.status == "paid":
+            total += order.amount * order.quantity
+            count += 1
+    return {"total": total, "count": count, "currency": currency}
+'''
+
+# the same tokens, other layout and comments: an exact clone
+EXACT = '''def summarize_orders(orders, currency):
+    """Total the paid orders of one currency."""
+    total = 0
+    count = 0   # how many
+    for order in orders:
+        if order.currency != currency:
+            continue
+        if order.status == "paid":
+            total += order.amount  *  order.quantity
+            count += 1
+    return {"total": total, "count": count, "currency": currency}
+'''
+
+# every identifier and literal changed, the same token structure: a renamed clone
+RENAMED = '''def tally_invoices(invoices, unit):
+    """Sum what was settled."""
+    acc = 1
+    seen = 2
+    for inv in invoices:
+        if inv.unit != unit:
+            continue
+        if inv.state == "settled":
+            acc += inv.price * inv.items
+            seen += 3
+    return {"acc": acc, "seen": seen, "unit": unit}
+'''
+
+# the same syntax tree, other operators: a structural clone
+STRUCTURAL = '''def shrink_stock(rows, zone):
+    """Remove what left the zone."""
+    left = 9
+    moved = 9
+    for row in rows:
+        if row.zone == zone:
+            continue
+        if row.kind != "gone":
+            left -= row.size // row.step
+            moved -= 1
+    return {"left": left, "moved": moved, "zone": zone}
+'''
+
+UNRELATED = """def greet(name):
+    return "hello " + name
+"""
+
+
+def graph(base: Path, files: dict[str, str]) -> CodeGraph:
+    root = base / "proj"
+    root.mkdir()
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return open_graph(root, jobs=1)
+
+
+@pytest.fixture
+def g(tmp_path: Path) -> CodeGraph:
+    return graph(tmp_path, {
+        "shop/orders.py": "import json\n\n\n" + ORIGINAL,
+        "shop/report.py": "X = 1\n\n" + EXACT + "\n\n" + UNRELATED,
+        "billing/invoices.py": RENAMED,
+        "stock/levels.py": STRUCTURAL,
+        "tests/test_orders.py": ORIGINAL,
+        "tiny/a.py": "def a():\n    return 1\n",
+        "tiny/b.py": "def a():\n    return 1\n",
+    })  # fmt: skip
+
+
+def groups_of(g: CodeGraph, **kwargs: object) -> dict[str, list[set[str]]]:
+    out: dict[str, list[set[str]]] = {}
+    for group in g.duplicates(**kwargs):  # type: ignore[arg-type]
+        out.setdefault(group.kind, []).append({o.path for o in group.occurrences})
+    return out
+
+
+def test_each_kind_of_planted_clone_is_found(g: CodeGraph) -> None:
+    found = groups_of(g)
+    assert {"shop/orders.py", "shop/report.py", "tests/test_orders.py"} in found["exact"]
+    assert any("billing/invoices.py" in group for group in found["renamed"])
+    structural = next(group for group in found["structural"] if "stock/levels.py" in group)
+    assert "shop/orders.py" in structural  # the shape it shares with the original
+    assert not any("stock/levels.py" in group for group in found.get("renamed", []))
+    assert not any("tiny/a.py" in group for groups in found.values() for group in groups)
+
+
+def test_a_group_says_where_each_occurrence_is(g: CodeGraph) -> None:
+    exact = next(c for c in g.duplicates(kinds=["exact"]))
+    where = {o.path: (o.start, o.end) for o in exact.occurrences}
+    assert where["shop/orders.py"] == (4, 14)
+    assert where["shop/report.py"] == (3, 13)
+    assert exact.lines == 11 and exact.tokens >= 50
+    assert exact.to_dict()["occurrences"][0].keys() == {"path", "start", "end"}
+
+
+def test_tests_can_be_left_out_and_minimums_apply(g: CodeGraph) -> None:
+    found = groups_of(g, exclude_tests=True)
+    assert {"shop/orders.py", "shop/report.py"} in found["exact"]
+    assert not any("tests/test_orders.py" in grp for groups in found.values() for grp in groups)
+    assert g.duplicates(min_tokens=500) == []
+    assert groups_of(g, min_lines=2, min_tokens=1)["exact"]  # now the tiny ones count
+    assert {"tiny/a.py", "tiny/b.py"} in groups_of(g, min_lines=2, min_tokens=1)["exact"]
+
+
+def test_paths_limit_the_search(g: CodeGraph) -> None:
+    found = groups_of(g, paths=["shop", "billing"])
+    assert found["exact"] == [{"shop/orders.py", "shop/report.py"}]
+    assert all(
+        not p.startswith(("stock/", "tests/")) for gs in found.values() for s in gs for p in s
+    )
+
+
+def test_largest_groups_come_first(g: CodeGraph) -> None:
+    sizes = [(c.lines, c.tokens) for c in g.duplicates(min_lines=2, min_tokens=1)]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_a_renamed_snippet_finds_its_original_first(g: CodeGraph) -> None:
+    snippet = RENAMED.replace("tally_invoices", "count_paid").replace("inv", "entry")
+    best = g.duplicates_of(snippet)[0]
+    assert best.kind == "renamed" and best.score == 1.0
+    assert best.path == "billing/invoices.py" or best.name == "summarize_orders"
+    exact = g.duplicates_of(ORIGINAL, exclude_tests=True)
+    assert exact[0].kind == "exact" and exact[0].path in {"shop/orders.py", "shop/report.py"}
+    assert {m.path for m in exact if m.kind == "exact"} == {"shop/orders.py", "shop/report.py"}
+
+
+def test_a_structural_snippet_is_reported_as_such(g: CodeGraph) -> None:
+    snippet = STRUCTURAL.replace("shrink_stock", "other_name")
+    kinds = {(m.path, m.kind) for m in g.duplicates_of(snippet)}
+    assert ("stock/levels.py", "renamed") in kinds
+    assert ("shop/orders.py", "structural") in kinds
+
+
+def test_an_unrelated_snippet_matches_nothing(g: CodeGraph) -> None:
+    assert g.duplicates_of("def f(a, b):\n    return a ** b\n") == []
+
+
+@pytest.mark.parametrize(
+    ("snippet", "message"),
+    [
+        ("def broken(:\n    pass\n", r"does not parse as python \(line 1\)"),
+        (b"\x00\x01binary", "binary"),
+        (b"\xff\xfe not utf-8", "not UTF-8"),
+        ("x = 1\n" * 9_000_000, "limit is 1 MB"),
+        ("   \n", "empty"),
+        ("# only a comment\n", "no code"),
+    ],
+)
+def test_hostile_snippets_are_one_line_errors(
+    g: CodeGraph, snippet: str | bytes, message: str
+) -> None:
+    with pytest.raises(GraphError, match=message) as info:
+        g.duplicates_of(snippet)
+    assert "\n" not in info.value.message
+
+
+def test_an_empty_tree_has_no_duplicates_and_no_snippet_matches(tmp_path: Path) -> None:
+    g = graph(tmp_path, {})
+    assert g.duplicates() == []
+    with pytest.raises(GraphError, match="no source files"):
+        g.duplicates_of(ORIGINAL)
+
+
+def test_bad_parameters_are_graph_errors(g: CodeGraph) -> None:
+    with pytest.raises(GraphError, match="min_lines"):
+        g.duplicates(min_lines=1)
+    with pytest.raises(GraphError, match="unknown clone kind"):
+        g.duplicates(kinds=["fuzzy"])
+    with pytest.raises(GraphError, match="unknown language"):
+        g.duplicates_of(ORIGINAL, language="cobol")
+
+
+def test_shapes_are_cached_and_follow_edits(g: CodeGraph) -> None:
+    first = groups_of(g)
+    again = open_graph(g.root, jobs=1)
+    assert groups_of(again) == first
+    (g.root / "billing/invoices.py").write_text(UNRELATED)
+    edited = open_graph(g.root, jobs=1)
+    assert not any("billing/invoices.py" in s for gs in groups_of(edited).values() for s in gs)
+
+
+def test_shapes_of_many_files_are_computed_in_parallel_alike(tmp_path: Path) -> None:
+    from ore.graph.shapecache import load_shapes
+    from ore.graph.shapes import make_shape
+
+    files = {f"pkg/m{n}.py": ORIGINAL.replace("orders", f"orders{n % 7}") for n in range(60)}
+    g = graph(tmp_path, files)
+    shapes = load_shapes(g, g.files)  # 60 files: more than the pool's minimum, so forked
+    assert list(shapes) == g.files
+    for path, shape in shapes.items():
+        assert shape == make_shape(path, "python", (g.root / path).read_bytes())
+    assert len(g.duplicates(kinds=["exact"])) == 7
