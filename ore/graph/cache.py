@@ -23,7 +23,15 @@ from .._fs import atomic_write, read_regular
 from ..paths import ore_home
 from .records import Edge, FileIndex
 
-__all__ = ["MAGIC", "CachedIndex", "cache_path", "read_cache", "write_cache"]
+__all__ = [
+    "MAGIC",
+    "CachedIndex",
+    "cache_path",
+    "read_cache",
+    "read_sealed",
+    "write_cache",
+    "write_sealed",
+]
 
 # Bump the number whenever extraction, resolution or weighting changes: old caches then rebuild.
 MAGIC = b"ore-graph-index 4\n"
@@ -92,3 +100,30 @@ def write_cache(root: Path, cached: CachedIndex) -> None:
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, blob)
+
+
+def read_sealed(path: Path, magic: bytes) -> bytes | None:
+    """The payload of a file `write_sealed` wrote with `magic`, or None when it is missing, not
+    a regular file (a FIFO there never blocks), of another version, or damaged."""
+    try:
+        blob = read_regular(path, limit=_MAX_BYTES, follow_symlinks=True)
+    except OSError:
+        return None
+    head = len(magic) + _SUM
+    if not blob.startswith(magic) or not head <= len(blob) <= _MAX_BYTES:
+        return None
+    payload = blob[head:]
+    if hashlib.blake2b(payload, digest_size=_SUM).digest() != blob[len(magic) : head]:
+        return None
+    return payload
+
+
+def write_sealed(path: Path, magic: bytes, payload: bytes) -> None:
+    """Replace `path` atomically with `magic`, a checksum and `payload`; a failure to write
+    only costs the next run time, so it is not an error."""
+    blob = magic + hashlib.blake2b(payload, digest_size=_SUM).digest() + payload
+    if len(blob) > _MAX_BYTES:
+        return
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, blob)

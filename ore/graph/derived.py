@@ -11,19 +11,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import marshal
-import os
-import tempfile
 from typing import TYPE_CHECKING
 
 from . import rank
-from .cache import cache_path
+from .cache import cache_path, read_sealed, write_sealed
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
 
 __all__ = ["communities"]
 
-_MAGIC = b"ore-graph-communities 1\n"
+_MAGIC = b"ore-graph-communities 2\n"
 
 
 def communities(g: CodeGraph) -> list[list[str]]:
@@ -31,28 +29,12 @@ def communities(g: CodeGraph) -> list[list[str]]:
     digest = hashlib.blake2b(marshal.dumps(tuple(map(tuple, g.index.edges))), digest_size=16)
     key = digest.hexdigest() + "\n" + "\n".join(g.files)
     target = cache_path(g.root).with_suffix(".communities")
-    with contextlib.suppress(OSError, ValueError, TypeError, EOFError):
-        blob = target.read_bytes()
-        if blob.startswith(_MAGIC):
-            saved_key, groups = marshal.loads(blob[len(_MAGIC) :])
+    payload = read_sealed(target, _MAGIC)
+    if payload is not None:
+        with contextlib.suppress(ValueError, TypeError, EOFError):
+            saved_key, groups = marshal.loads(payload)
             if saved_key == key:
                 return [list(group) for group in groups]
     groups = rank.communities(g.files, g.out)
-    _write(target, _MAGIC + marshal.dumps((key, tuple(map(tuple, groups)))))
+    write_sealed(target, _MAGIC, marshal.dumps((key, tuple(map(tuple, groups)))))
     return groups
-
-
-def _write(target: os.PathLike[str], blob: bytes) -> None:
-    folder = os.path.dirname(target)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".communities", dir=folder)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)

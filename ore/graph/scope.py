@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import GraphError
 from .languages import LANGUAGES
+from .source import read_source
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
@@ -32,12 +32,8 @@ def is_test(path: str) -> bool:
 
 def is_generated(root: str, path: str) -> bool:
     """A file that says in its first 1 KB that a tool generated it."""
-    try:
-        with open(posixpath.join(root, path), "rb") as fh:
-            head = fh.read(1024)
-    except OSError:
-        return False
-    return bool(_GENERATED.search(head))
+    head = read_source(root, path, limit=1023)
+    return head is not None and bool(_GENERATED.search(head))
 
 
 def select(

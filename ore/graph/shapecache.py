@@ -10,18 +10,16 @@ are computed on every core by the index's own worker pool (`pool.parse_all`).
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import marshal
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache import cache_path
+from .cache import cache_path, read_sealed, write_sealed
+from .extract import MAX_BYTES
 from .pool import Job, Work, parse_all
 from .shapes import FileShape, make_shape
+from .source import read_source
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
@@ -30,7 +28,6 @@ __all__ = ["SHAPES_MAGIC", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
 SHAPES_MAGIC = b"ore-graph-shapes 3\n"
-_SUM = 32
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 
 
@@ -64,10 +61,8 @@ def load_shapes(g: CodeGraph, paths: Sequence[str]) -> dict[str, FileShape]:
 
 
 def _shape_task(root: str, path: str, language: str, _known: str | None) -> FileShape | None:
-    try:
-        with open(os.path.join(root, path), "rb") as fh:
-            data = fh.read()
-    except OSError:
+    data = read_source(root, path, limit=MAX_BYTES)
+    if data is None or len(data) > MAX_BYTES:
         return None
     return make_shape(path, language, data)
 
@@ -92,15 +87,8 @@ def _file(root: Path) -> Path:
 
 
 def _read(root: Path) -> dict[str, tuple[str, FileShape]]:
-    try:
-        blob = _file(root).read_bytes()
-    except OSError:
-        return {}
-    head = len(SHAPES_MAGIC) + _SUM
-    if not blob.startswith(SHAPES_MAGIC) or len(blob) < head:
-        return {}
-    payload = blob[head:]
-    if hashlib.blake2b(payload, digest_size=_SUM).digest() != blob[len(SHAPES_MAGIC) : head]:
+    payload = read_sealed(_file(root), SHAPES_MAGIC)
+    if payload is None:
         return {}
     try:
         saved_root, rows = marshal.loads(payload)
@@ -117,20 +105,4 @@ def _write(root: Path, known: dict[str, tuple[str, FileShape]]) -> None:
     rows: dict[str, Any] = {
         path: (digest, shape.to_row()) for path, (digest, shape) in known.items()
     }
-    payload = marshal.dumps((str(root), rows))
-    blob = SHAPES_MAGIC + hashlib.blake2b(payload, digest_size=_SUM).digest() + payload
-    target = _file(root)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".shapes", dir=target.parent)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_sealed(_file(root), SHAPES_MAGIC, marshal.dumps((str(root), rows)))
