@@ -8,12 +8,13 @@ document with `--json`, a table otherwise); errors are one line on stderr with e
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .console import out, reported, visible
+from .console import is_terminal, out, reported, visible
 
 if TYPE_CHECKING:
     from ..graph import CodeGraph
@@ -43,9 +44,21 @@ def _common(limit: int | None) -> Callable[[F], F]:
 
 
 def _open(root: str) -> CodeGraph:
+    """The graph of `root`, refreshed; a cold index of many files shows a progress line on a
+    terminal's stderr (the graph library itself prints nothing)."""
     from ..graph import open_graph
 
-    return open_graph(root)
+    return open_graph(root, progress=_progress if is_terminal(sys.stderr) else None)
+
+
+def _progress(done: int, total: int) -> None:
+    from ..graph.pool import PARALLEL_MIN
+
+    if total < PARALLEL_MIN:
+        return  # quick enough to need no progress line
+    end = "\n" if done >= total else ""
+    sys.stderr.write(f"\rindexing {done}/{total} files{end}")
+    sys.stderr.flush()
 
 
 def _emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:

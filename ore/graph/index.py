@@ -60,7 +60,7 @@ def load_index(
     """The index of `root`, reusing the cache for unchanged files and parsing the rest.
 
     :param jobs: worker processes for parsing (default: every core); 1 parses in-process.
-    :param progress: called with (done, total) while parsing; default prints to a terminal stderr.
+    :param progress: called with (done, total) while parsing (nothing is printed here).
     """
     base = check_root(root)
     # The index is hundreds of thousands of small tuples that never form cycles: the cyclic GC

@@ -15,7 +15,6 @@ import marshal
 import os
 import select
 import signal
-import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -57,13 +56,11 @@ def parse_all(
 
     Below `PARALLEL_MIN` files, or with one job, this process parses alone; elsewhere forked
     children help (a process pool where there is no fork). `progress(done, total)` is called as
-    files finish; by default it prints to stderr when that is a terminal. `job` replaces what is
-    done to each file (default: `index_file`).
+    files finish (a library prints nothing: the CLI passes a progress line). `job` replaces what
+    is done to each file (default: `index_file`).
     """
     job = job or _INDEX
     total = len(work)
-    if progress is None and total >= PARALLEL_MIN and sys.stderr.isatty():
-        progress = _print_progress
     workers = min(jobs or _cores(), max(1, total // 16))
     if workers <= 1 or total < PARALLEL_MIN:
         results = []
@@ -291,9 +288,3 @@ def _chunk(root: str, chunk: list[Work], task: Callable[..., Any]) -> list[Any]:
 
 
 _INDEX = Job(_index_task, _encode, _decode)
-
-
-def _print_progress(done: int, total: int) -> None:
-    end = "\n" if done >= total else ""
-    sys.stderr.write(f"\rindexing {done}/{total} files{end}")
-    sys.stderr.flush()
