@@ -16,6 +16,7 @@ warning and never hides the others; activating it by name says what is wrong.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,6 +57,7 @@ _SPEC_FIELDS = frozenset(
 _FIELDS = _SPEC_FIELDS | {"hints"}  # upstream ORE's top-level hint list, still read
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _CHUNK = 4096
+_LISTED = 8  # an unknown skill's error names every installed skill up to this many
 
 Warn = Callable[[str], None]
 
@@ -337,11 +339,13 @@ class SkillCatalog:
             return self.skills[name]
         if name in self.problems:
             raise SkillError(f"skill '{name}' is malformed: {self.problems[name]}", skill=name)
-        known = ", ".join(self.skills) or "none"
-        raise SkillError(
-            f"unknown skill {name[:80]!r}: available skills are {known} (see --list-skills)",
-            skill=name,
-        )
+        names = list(self.skills)
+        known = f"available skills are {', '.join(names) or 'none'}"
+        if len(names) > _LISTED:  # thousands installed: the closest few and a count, one line
+            near = difflib.get_close_matches(name[:80], names, n=3, cutoff=0.6)
+            hint = f"did you mean {', '.join(near)}? " if near else ""
+            known = f"{hint}{len(names)} skills are installed"
+        raise SkillError(f"unknown skill {name[:80]!r}: {known} (see --list-skills)", skill=name)
 
 
 def _folders(root: Path) -> list[os.DirEntry[str]]:
@@ -476,14 +480,7 @@ def read_resource(meta: SkillMetadata, name: str) -> tuple[str, str]:
 
 def list_resources(meta: SkillMetadata) -> tuple[str, ...]:
     """The names of the skill's resources (never their contents), symlinked folders not followed."""
-    folder = Path(meta.path)
-    names: list[str] = []
-    for sub in RESOURCE_DIRS:
-        for dirpath, dirnames, filenames in os.walk(folder / sub):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            rel = Path(dirpath).relative_to(folder)
-            names += [(rel / f).as_posix() for f in sorted(filenames) if not f.startswith(".")]
-    return tuple(names[:200])
+    return tuple(_fs.list_names(Path(meta.path), RESOURCE_DIRS, limit=200))
 
 
 def _capped(fd: int, limit: int) -> bytes:
