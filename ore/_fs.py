@@ -21,7 +21,7 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -32,6 +32,8 @@ __all__ = [
     "atomic_write",
     "durable_rename",
     "exclusive_lock",
+    "list_names",
+    "open_below",
     "open_inside",
     "open_regular",
     "os_error_words",
@@ -186,6 +188,67 @@ def open_inside(root: Path, path: str) -> int:
         raise
     finally:
         os.close(fd)
+
+
+def open_below(root: Path, path: str) -> int:
+    """A read-only descriptor of the regular file `path` under `root`, never of one outside it,
+    whichever way the path was listed (git's index, a walk, a cache): `open_inside` made cheap
+    for the thousands of relative paths a listing gives.
+
+    `path` is '/'-separated and relative to `root` (a resolved folder). Each folder is opened
+    from `root`'s descriptor with O_NOFOLLOW, then the file with O_NOFOLLOW: when no component
+    is a symlink, the file is inside `root` by construction, with no `realpath` to pay. A
+    symlink anywhere on the way (ELOOP or ENOTDIR), or a path with `..`, goes to `open_inside`,
+    which follows it only when it resolves inside `root`.
+
+    :raises OutsideRoot: the path leads outside `root` (a folder swapped for a symlink out).
+    :raises OSError: as `open_inside` (NotRegularFile for a FIFO or device: never waited on).
+    """
+    parts = path.split("/")
+    if "\0" in path or any(part in ("", ".", "..") for part in parts):
+        return open_inside(root, path)
+    fd = os.open(root, _DIR & ~os.O_NOFOLLOW)
+    try:
+        for part in parts[:-1]:
+            folder = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = folder
+        return open_regular(parts[-1], dir_fd=fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            return open_inside(root, path)  # a symlink on the way: followed only to inside
+        raise
+    finally:
+        os.close(fd)
+
+
+def list_names(folder: Path, subfolders: Iterable[str], *, limit: int) -> list[str]:
+    """The files under each of `subfolders` of `folder`, as '/'-separated paths relative to
+    `folder`, depth first in name order, at most `limit`. Names starting with a dot are passed
+    over; a symlinked folder is never entered (no loops, nothing outside). A stack, not
+    recursion (Python 3.11's `os.walk` recurses): any depth is listed like any other."""
+    names: list[str] = []
+    stack = list(reversed(list(subfolders)))
+    while stack and len(names) < limit:
+        rel = stack.pop()
+        try:
+            with os.scandir(folder / rel) as found:
+                entries = sorted((e.name, _kind(e)) for e in found if not e.name.startswith("."))
+        except OSError:
+            continue  # missing, not a folder, unreadable: nothing listed
+        names += [f"{rel}/{name}" for name, kind in entries if kind == "file"]
+        stack += [f"{rel}/{name}" for name, kind in reversed(entries) if kind == "folder"]
+    return names[:limit]
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    """ "folder" to enter, "link" for a symlinked folder (listed nowhere), else "file"."""
+    try:
+        if entry.is_dir():
+            return "link" if entry.is_symlink() else "folder"
+    except OSError:
+        pass
+    return "file"
 
 
 # -- writing -------------------------------------------------------------------------------------

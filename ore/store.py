@@ -14,6 +14,7 @@ pretty UTF-8 JSON with a trailing newline; never a system message. The guarantee
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
@@ -295,7 +296,11 @@ class FileSessionStore:
 
     def _write(self, name: str, path: Path, data: dict[str, Any]) -> None:
         try:
-            blob = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+            text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        except ValueError as exc:  # NaN or Infinity: standard JSON has no way to say them
+            raise StoreError(f"session '{name}' cannot be saved as JSON: {exc}") from exc
+        try:
+            blob = (text + "\n").encode("utf-8")
         except UnicodeEncodeError:
             # Lone surrogates (from undecodable argv bytes) cannot be UTF-8: escape them instead.
             blob = (json.dumps(data, indent=2) + "\n").encode("ascii")
@@ -362,7 +367,9 @@ def _read(path: Path) -> Any:
     if data is None:
         return None
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        # NaN, Infinity and a number too large for a float are not JSON: a file holding one is
+        # corrupt, never loaded and written back as something no other reader accepts.
+        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse, parse_float=_finite)
     except UnicodeDecodeError as exc:
         raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep
@@ -393,6 +400,17 @@ def _read_bytes(path: Path) -> bytes | None:
     if len(data) > MAX_SESSION_BYTES:
         raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
     return data
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large for a JSON number")
+    return value
 
 
 def _parse(path: Path, raw: Any) -> Session:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,70 @@ def test_an_unwritable_artifact_path_fails_before_any_request(fake_ollama, ore_e
     assert result.returncode == 1
     assert "does not exist" in one_line_error(result)
     assert fake_ollama.chat_requests() == []
+
+
+@pytest.mark.parametrize(
+    ("dest", "code", "words"),
+    [
+        ("newdir/", 1, "it names a folder"),
+        ("missing/a.json", 1, "does not exist"),
+        ("existing/", 1, "it is a directory"),
+        (".", 1, "it is a directory"),
+        ("", 2, "--artifact-out"),
+        (" ", 2, "--artifact-out"),
+    ],
+    ids=["new-folder-slash", "missing-folder", "existing-folder-slash", "dot", "empty", "blank"],
+)
+def test_an_artifact_path_that_cannot_work_fails_before_any_request(
+    fake_ollama, ore_env, work, dest: str, code: int, words: str
+) -> None:
+    (work / "existing").mkdir()
+    result = run_ore("hi", "--artifact-out", dest, env=ore_env, cwd=work)
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr and words in result.stderr
+    if code == 1:
+        one_line_error(result)
+    assert fake_ollama.chat_requests() == []
+    assert sorted(p.name for p in work.iterdir()) == ["existing"]  # nothing written anywhere
+
+
+@pytest.mark.invariant
+def test_a_fifo_or_device_at_the_artifact_path_is_written_through_never_replaced(
+    fake_ollama, ore_env, work
+) -> None:
+    fifo = work / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is waiting, as `cat` would
+    try:
+        result = ore("hi", "--artifact-out", str(fifo), env=ore_env)
+        assert result.returncode == 0, result.stderr
+        written = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    assert json.loads(written)["output"]["content"] == "echo: hi"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # /dev/null, through a symlink: were it replaced, the link would be, never the device.
+    # As root a regression would replace /dev/null itself, so only others also try it direct.
+    link = work / "null"
+    link.symlink_to(os.devnull)
+    targets = [link] if os.geteuid() == 0 else [link, Path(os.devnull)]
+    for target in targets:
+        assert ore("hi", "--artifact-out", str(target), env=ore_env).returncode == 0
+    assert os.readlink(link) == os.devnull and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in work.iterdir()) == ["null", "pipe"]  # no temp file left
+    assert len(fake_ollama.chat_requests()) == 1 + len(targets)
+
+
+def test_temp_files_a_killed_write_left_are_removed_by_the_next_one(
+    fake_ollama, ore_env, work
+) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()  # its pid is free: the writer that left the file is gone
+    stale = work / f".a.json.{dead.pid}.{'ab' * 6}.tmp"
+    stale.write_text('{"half": ', encoding="utf-8")
+    result = ore("hi", "--artifact-out", str(work / "a.json"), env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["a.json"]
 
 
 # -- chaining ----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -215,6 +216,19 @@ def test_activating_a_malformed_skill_says_why_and_makes_no_request(fake_ollama,
     assert result.returncode == 1
     assert "skill 'broken' is malformed" in one_line_error(result)
     assert "description" in result.stderr and fake_ollama.chat_requests() == []
+
+
+def test_an_unknown_skill_among_thousands_is_one_short_line_with_the_closest_names(
+    fake_ollama, ore_env
+) -> None:
+    for n in range(3000):
+        user_skill(ore_env, f"skill-{n:04d}", f"name: skill-{n:04d}\ndescription: number {n}\n")
+    result = ore("--skill", "skill-12345", "hi", env=ore_env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert len(line) < 200, line
+    assert re.search(r"did you mean skill-\d{4}, skill-\d{4}, skill-\d{4}\? 30\d\d skills", line)
+    assert fake_ollama.chat_requests() == []
 
 
 def test_a_skill_resource_is_added_only_when_asked_for(fake_ollama, ore_env) -> None:

@@ -29,6 +29,8 @@ from ore._fs import (
     NotRegularFile,
     OutsideRoot,
     atomic_write,
+    list_names,
+    open_below,
     open_inside,
     open_regular,
     os_error_words,
@@ -464,3 +466,72 @@ def test_open_inside_never_reads_outside_while_a_folder_is_swapped_for_a_symlink
         thread.join(10)
         sys.setswitchinterval(old_interval)
     assert swaps[0] >= 200 and seen.get("inside", 0) > 0, (swaps, seen)
+
+
+# -- open_below: the many paths of a listing -----------------------------------------------------
+
+
+def test_open_below_opens_what_is_inside_and_refuses_the_rest(root: Path) -> None:
+    for path in ("sub/inside.txt", "alias.txt", "sub/../sub/inside.txt", "./alias.txt"):
+        fd = open_below(root, path)
+        assert os.read(fd, 100) == b"INSIDE"
+        os.close(fd)
+    outside = ("out/inside.txt", "../outside/inside.txt", "sub/../../outside/inside.txt")
+    for path in (*outside, str(root.parent / "outside" / "inside.txt")):
+        with pytest.raises(OutsideRoot):
+            open_below(root, path)
+    os.mkfifo(root / "sub" / "pipe.py")
+    for path in ("sub/pipe.py", "sub"):
+        assert isinstance(in_thread(lambda path=path: open_below(root, path)), NotRegularFile)
+    with pytest.raises(FileNotFoundError):
+        open_below(root, "sub/missing.txt")
+    with pytest.raises(NotADirectoryError):
+        open_below(root, "sub/inside.txt/x")
+
+
+@pytest.mark.invariant
+def test_open_below_never_reads_outside_while_a_folder_is_swapped_for_a_symlink(
+    root: Path,
+) -> None:
+    swap, stop, seen = _exchanger(root), threading.Event(), {"inside": 0, "refused": 0}
+
+    def swapper() -> None:
+        while not stop.is_set():
+            swap()
+
+    thread = threading.Thread(target=swapper, daemon=True)
+    thread.start()
+    try:
+        for _ in range(2000):
+            try:
+                fd = open_below(root, "sub/inside.txt")
+            except OSError:
+                seen["refused"] += 1
+                continue
+            try:
+                assert os.read(fd, 100) == b"INSIDE", "read from outside the root"
+            finally:
+                os.close(fd)
+            seen["inside"] += 1
+    finally:
+        stop.set()
+        thread.join(10)
+    assert seen["inside"] > 0, seen
+
+
+def test_list_names_walks_any_depth_without_following_symlinked_folders(tmp_path: Path) -> None:
+    folder = tmp_path / "top"
+    where = folder
+    for _ in range(sys.getrecursionlimit() + 50):
+        where /= "d"
+        where.mkdir(parents=True)
+    (where / "deep.txt").write_text("x")
+    (folder / "a.txt").write_text("x")
+    (folder / ".hidden").write_text("x")
+    (folder / "link").symlink_to(tmp_path, target_is_directory=True)
+    try:
+        names = list_names(tmp_path, ["top", "missing"], limit=10)
+        assert names[0] == "top/a.txt" and names[1].endswith("/d/deep.txt") and len(names) == 2
+        assert list_names(tmp_path, ["top"], limit=1) == ["top/a.txt"]
+    finally:  # shutil.rmtree recurses too: pytest could not remove this folder later
+        subprocess.run(["rm", "-rf", str(folder / "d")], check=True)

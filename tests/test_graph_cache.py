@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import math
 import os
 import stat
 import subprocess
 import threading
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ore.errors import GraphError
 from ore.graph import load_index, open_graph
-from ore.graph.cache import cache_path, read_cache
+from ore.graph.cache import MAGIC, CachedIndex, cache_path, read_cache, write_cache
 from ore.graph.extract import MAX_BYTES
+from ore.graph.records import Edge, Import
 
 
 @pytest.fixture(autouse=True)
@@ -96,6 +103,107 @@ def test_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
         g = open_graph(root, jobs=1)
         assert g.index.parsed == 3
         assert len(g.files) == 3
+
+
+def _bad_line(cached: CachedIndex) -> CachedIndex:
+    record = cached.files["b.py"]
+    symbol = record.symbols[0]._replace(line="1")
+    return replace(cached, files={**cached.files, "b.py": replace(record, symbols=(symbol,))})
+
+
+def _bad_record(cached: CachedIndex, **changes: object) -> CachedIndex:
+    return replace(cached, files={**cached.files, "a.py": replace(cached.files["a.py"], **changes)})
+
+
+#: Caches a writer could leave that pass the checksum but do not hold what ORE writes.
+INCONSISTENT: dict[str, Callable[[CachedIndex], CachedIndex]] = {
+    "an edge to a missing file": lambda c: replace(
+        c, edges=(*c.edges, Edge("c.py", "zz-gone.py", "import", 1.0))
+    ),
+    "an edge from a missing file": lambda c: replace(
+        c, edges=(Edge("0-gone.py", "b.py", "import", 1.0), *c.edges)
+    ),
+    "a weight that is a string": lambda c: replace(
+        c, edges=tuple(e._replace(weight="1.0") for e in c.edges)
+    ),
+    "a weight that is NaN": lambda c: replace(
+        c, edges=tuple(e._replace(weight=math.nan) for e in c.edges)
+    ),
+    "an edge of no known kind": lambda c: replace(
+        c, edges=tuple(e._replace(kind="calls") for e in c.edges)
+    ),
+    "edges out of order": lambda c: replace(c, edges=tuple(reversed(c.edges))),
+    "a line number that is a string": _bad_line,
+    "a reference count that is a string": lambda c: _bad_record(c, refs=(("helper", "2"),)),
+    "import names that are not a tuple": lambda c: _bad_record(
+        c,
+        imports=(Import("b", "helper", 0, 1, "from"),),  # type: ignore[arg-type]
+    ),
+    "a size that is a string": lambda c: _bad_record(c, size="21"),
+    "externals of a missing file": lambda c: replace(c, externals={"zz-gone.py": ("os",)}),
+    "externals that are a string": lambda c: replace(c, externals={"a.py": "os"}),
+}
+
+
+@pytest.mark.parametrize("change", list(INCONSISTENT.values()), ids=list(INCONSISTENT))
+def test_a_cache_that_passes_its_checksum_but_is_inconsistent_is_rebuilt(
+    tmp_path: Path, change: Callable[[CachedIndex], CachedIndex]
+) -> None:
+    files = {
+        "a.py": "from b import helper\nhelper()\n",
+        **{k: v for k, v in BASE.items() if k != "a.py"},
+    }
+    root = tree(tmp_path, files)
+    age(root)
+    open_graph(root, jobs=1)
+    cached = read_cache(root.resolve())
+    assert cached is not None and len(cached.edges) >= 2
+    write_cache(root.resolve(), change(cached))  # the checksum is the writer's own: it passes
+    g = open_graph(root, jobs=1)
+    assert g.index.parsed == 3  # rebuilt, not trusted
+    assert [d.path for d in g.dependents("b.py")] == ["a.py"]
+    assert [s.line for s in g.symbol("helper")] == [1]
+    assert open_graph(root, jobs=1).index.parsed == 0  # and the rebuilt cache is trusted
+
+
+def _forge(path: Path, change: Callable[[list[Any]], None]) -> None:
+    """Rewrite the cache file's payload (this version's columns) with a valid checksum."""
+    blob = path.read_bytes()
+    head = len(MAGIC) + 32
+    payload = list(marshal.loads(blob[head:]))
+    change(payload)
+    data = marshal.dumps(tuple(payload))
+    path.write_bytes(MAGIC + hashlib.blake2b(data, digest_size=32).digest() + data)
+
+
+def _shorten(payload: list[Any], table: int, column: int) -> None:
+    columns = list(payload[table])
+    columns[column] = columns[column][:-1]
+    payload[table] = tuple(columns)
+
+
+SHAPES: dict[str, Callable[[list[Any]], None]] = {
+    "a column of symbols shorter than the rest": lambda p: _shorten(p, 3, 2),
+    "a column of edges shorter than the rest": lambda p: _shorten(p, 6, 3),
+    "a table missing a column": lambda p: p.__setitem__(2, p[2][:-1]),
+    "a table that is a list": lambda p: p.__setitem__(5, list(p[5])),
+    "counts that do not add up": lambda p: p.__setitem__(3, tuple(c[:-1] for c in p[3])),
+    "a payload missing a table": lambda p: p.pop(4),
+    "externals that are a list": lambda p: p.__setitem__(7, list(p[7].items())),
+}
+
+
+@pytest.mark.parametrize("change", list(SHAPES.values()), ids=list(SHAPES))
+def test_a_cache_with_rows_of_the_wrong_shape_is_rebuilt(
+    tmp_path: Path, change: Callable[[list[Any]], None]
+) -> None:
+    root = tree(tmp_path, BASE)
+    age(root)
+    open_graph(root, jobs=1)
+    _forge(cache_path(root.resolve()), change)
+    assert read_cache(root.resolve()) is None
+    g = open_graph(root, jobs=1)
+    assert g.index.parsed == 3 and len(g.files) == 3
 
 
 def test_cache_write_is_atomic_and_leaves_no_temp_files(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -488,3 +490,20 @@ def test_a_fifo_skill_file_does_not_hang_listing(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "skill" / "SKILL.md")
     catalog = discover_skills([tmp_path])
     assert "not a regular file" in catalog.problems["skill"]
+
+
+def test_resources_deeper_than_the_recursion_limit_are_listed(tmp_path: Path) -> None:
+    folder = make_skill(tmp_path / "skills", "deep")
+    where = folder / "references"
+    where.mkdir()
+    depth = sys.getrecursionlimit() + 100
+    for _ in range(depth):  # os.walk (and os.makedirs) recurse
+        where /= "d"
+        where.mkdir()
+    (where / "x.md").write_text("deep\n", encoding="utf-8")
+    (folder / "references" / "top.md").write_text("top\n", encoding="utf-8")
+    try:
+        names = list_resources(find_skill("deep", [tmp_path / "skills"]))
+    finally:  # shutil.rmtree recurses too: pytest could not remove this folder later
+        subprocess.run(["rm", "-rf", str(folder / "references" / "d")], check=True)
+    assert names == ("references/top.md", "references/" + "d/" * depth + "x.md")

@@ -268,6 +268,11 @@ CORRUPT = {
     "binary": bytes(range(256)),
     "empty": b"",
     "huge-integer": b'{"id": "x", "created_at": 1' + b"0" * 400 + b', "messages": []}',
+    # not JSON at all, though Python reads them: written back, no other reader would
+    "nan-kept-aside": b'{"id": "x", "created_at": 1.0, "messages": [], "note": NaN}',
+    "infinity-in-a-message": b'{"id": "x", "created_at": 1.0, "messages": [{"role": "user", '
+    b'"content": "hi", "id": "m", "timestamp": 1.0, "score": -Infinity}]}',
+    "float-beyond-range": b'{"id": "x", "created_at": 1.0, "messages": [], "note": 1e999}',
 }
 
 
@@ -290,6 +295,16 @@ def test_a_corrupt_file_is_reported_with_its_path_and_left_byte_identical(
         assert info.value.path == str(path)
         assert path.read_bytes() == content
     assert sorted(p.name for p in root.iterdir()) == ["broken.json", "broken.json.lock"]
+
+
+def test_nan_or_infinity_is_never_written_as_json(store: FileSessionStore, root: Path) -> None:
+    saved = store.append("s", turn("one"))
+    before = (root / "s.json").read_bytes()
+    for value in (float("nan"), float("inf")):
+        with pytest.raises(StoreError, match="cannot be saved as JSON"):
+            store.append("s", [Message("user", "two", timestamp=value)], session_id=saved.id)
+    assert (root / "s.json").read_bytes() == before
+    json.loads(before, parse_constant=lambda name: pytest.fail(f"{name} written"))
 
 
 def test_a_directory_where_the_file_should_be_is_reported_and_left_alone(

@@ -126,11 +126,17 @@ def dumps_artifact(artifact: ExecutionArtifact, version: str | None = None) -> s
 def check_destination(dest: str | os.PathLike[str]) -> None:
     """Fail early (before any model call) when `dest` cannot receive an artifact file."""
     path = os.fspath(dest)
+    if not path.strip():
+        raise ArtifactError("--artifact-out needs a file path, or '-' for stdout")
     if path == "-" or writes_through(path):
         return  # a FIFO or device (/dev/null, /dev/stdout) is written through, not replaced
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ArtifactError(f"cannot write the artifact to '{path}': it is a directory")
+    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
+        raise ArtifactError(
+            f"cannot write the artifact to '{path}': it names a folder; give a file name"
+        )
     if not os.path.isdir(directory):
         raise ArtifactError(
             f"cannot write the artifact to '{path}': the directory '{directory}' does not exist"

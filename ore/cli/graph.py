@@ -7,7 +7,6 @@ document with `--json`, a table otherwise); errors are one line on stderr with e
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -63,7 +62,9 @@ def _progress(done: int, total: int) -> None:
 
 def _emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
     if as_json:
-        out(json.dumps(data, indent=1, ensure_ascii=False))
+        from ..graph.export import json_text  # valid UTF-8 whatever the file names hold
+
+        out(json_text(data))
     elif empty is not None and not data:
         out(visible(empty))
     else:

@@ -157,6 +157,8 @@ def check_conflicts(o: Options) -> None:
         parse_size(o.max_size)
     if o.artifact_in is not None and not o.artifact_in.strip():
         raise click.BadParameter("give a path, or '-' for stdin", param_hint="--artifact-in")
+    if o.artifact_out is not None and not o.artifact_out.strip():
+        raise click.BadParameter("give a path, or '-' for stdout", param_hint="--artifact-out")
 
 
 def parse_tool_args(values: Iterable[str]) -> dict[str, str]:

@@ -1,4 +1,14 @@
-"""Write the whole graph as JSON, GraphML, Graphviz DOT or a Mermaid flowchart."""
+"""Write the whole graph as JSON, GraphML, Graphviz DOT or a Mermaid flowchart.
+
+Every export is valid in its format whatever the file names hold. A name is a file system's
+bytes: a byte that is not UTF-8 (held as a surrogate escape) is written `\\xNN`, as Python's
+`backslashreplace` does, so every document is valid UTF-8 (JSON keeps every other character
+exactly, as a JSON escape where needed). In GraphML, DOT and Mermaid a control character is shown
+as `\\xNN` too (XML 1.0 cannot hold most of them at all, and a newline would end a Mermaid
+line), then each format quotes what it must: XML attributes; in DOT a quote, backslash or `&`
+as an HTML entity (`&#92;`); in Mermaid a quote, `#`, `<`, `>`, `&` or backtick as an entity
+code (`#34;`).
+"""
 
 from __future__ import annotations
 
@@ -10,16 +20,50 @@ from xml.sax.saxutils import quoteattr
 from ..errors import GraphError
 from .graph import CodeGraph
 
-__all__ = ["FORMATS", "export", "export_dict"]
+__all__ = ["FORMATS", "export", "export_dict", "json_text", "shown_name"]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")
+# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MERMAID = re.compile('["#<>&`]')
+_DOT = re.compile('["\\\\&]')
+
+
+def shown_name(path: str) -> str:
+    """`path` as valid Unicode: each byte that was not UTF-8 written `\\xNN`."""
+    if not _SURROGATE.search(path):
+        return path
+    return _SURROGATE.sub(_escape, path)
+
+
+def json_text(data: Any, *, indent: int = 1) -> str:
+    """`data` as JSON text that is valid UTF-8 whatever file names it holds (`shown_name`)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    # A lone surrogate can only sit inside a JSON string: its escape's backslash is escaped.
+    return _SURROGATE.sub(lambda m: "\\" + _escape(m), text) if _SURROGATE.search(text) else text
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def _plain(path: str) -> str:
+    """`shown_name`, with control characters shown as `\\xNN` as well."""
+    return _CONTROL.sub(_escape_control, shown_name(path))
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def export_dict(graph: CodeGraph) -> dict[str, Any]:
     """`{"nodes": [{"path", "language", ...}], "edges": [{"source", "target", "kind", "weight"}]}`."""
     nodes = [
         {
-            "path": path,
+            "path": shown_name(path),
             "language": record.language,
             "lines": record.lines,
             "symbols": len(record.symbols),
@@ -27,7 +71,10 @@ def export_dict(graph: CodeGraph) -> dict[str, Any]:
         }
         for path, record in graph.index.files.items()
     ]
-    return {"nodes": nodes, "edges": [e.to_dict() for e in graph.index.edges]}
+    edges = [e.to_dict() for e in graph.index.edges]
+    for edge in edges:
+        edge["source"], edge["target"] = shown_name(edge["source"]), shown_name(edge["target"])
+    return {"nodes": nodes, "edges": edges}
 
 
 def export(graph: CodeGraph, fmt: str) -> str:
@@ -54,12 +101,13 @@ def _graphml(graph: CodeGraph) -> str:
         '  <graph id="G" edgedefault="directed">',
     ]
     for path, record in graph.index.files.items():
-        out.append(f"    <node id={quoteattr(path)}>")
+        out.append(f"    <node id={quoteattr(_plain(path))}>")
         out.append(f'      <data key="language">{record.language}</data>')
         out.append(f'      <data key="lines">{record.lines}</data>')
         out.append("    </node>")
     for e in graph.index.edges:
-        out.append(f"    <edge source={quoteattr(e.source)} target={quoteattr(e.target)}>")
+        source, target = quoteattr(_plain(e.source)), quoteattr(_plain(e.target))
+        out.append(f"    <edge source={source} target={target}>")
         out.append(f'      <data key="kind">{e.kind}</data>')
         out.append(f'      <data key="weight">{round(e.weight, 6)}</data>')
         out.append("    </edge>")
@@ -69,11 +117,11 @@ def _graphml(graph: CodeGraph) -> str:
 
 def _dot(graph: CodeGraph) -> str:
     out = ["digraph ore {", "  node [shape=box];"]
-    out += [f"  {json.dumps(p)};" for p in graph.files]
+    out += [f"  {_dot_id(p)};" for p in graph.files]
     for e in graph.index.edges:
         style = "" if e.kind == "import" else ", style=dashed"
         label = f"weight={round(e.weight, 4)}, kind={e.kind}{style}"
-        out.append(f"  {json.dumps(e.source)} -> {json.dumps(e.target)} [{label}];")
+        out.append(f"  {_dot_id(e.source)} -> {_dot_id(e.target)} [{label}];")
     out.append("}")
     return "\n".join(out)
 
@@ -88,5 +136,14 @@ def _mermaid(graph: CodeGraph) -> str:
     return "\n".join(out)
 
 
+def _dot_id(path: str) -> str:
+    """A quoted DOT ID without a backslash or a quote in it: those (and `&`) as HTML entity
+    codes (`&#92;`), which Graphviz shows as the character. A backslash is not left to DOT's
+    own escapes, whose reading of `\\\\"` changed between Graphviz versions."""
+    return '"' + _DOT.sub(lambda m: f"&#{ord(m.group())};", _plain(path)) + '"'
+
+
 def _mermaid_label(path: str) -> str:
-    return re.sub(r'["<>\[\]{}|]', "_", path)
+    """The text between `["` and `"]`: a quote, `#`, `<`, `>`, `&` or backtick as an entity
+    code (`#34;`), which Mermaid turns back into the character."""
+    return _MERMAID.sub(lambda m: f"#{ord(m.group())};", _plain(path))

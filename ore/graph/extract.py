@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
+from pathlib import Path
 from typing import Any
 
+from .._fs import NotRegularFile, OutsideRoot, open_below, read_fd
 from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
 from .languages import parser_and_query
 from .records import FileIndex, Import, Symbol
@@ -25,7 +26,8 @@ _GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
 
 
 class Skipped(str):
-    """Why a file was not indexed (`too_large`, `binary`, `unreadable`): a str, so it pickles."""
+    """Why a file was not indexed (`too_large`, `binary`, `unreadable`, `not_a_file`,
+    `outside_root`): a str, so it pickles."""
 
 
 def digest_of(data: bytes) -> str:
@@ -36,18 +38,28 @@ def digest_of(data: bytes) -> str:
 def index_file(
     root: str, path: str, language: str, known: str | None = None
 ) -> FileIndex | Skipped | str:
-    """Index `root/path`; return the digest alone when it equals `known` (unchanged content)."""
-    full = os.path.join(root, path)
+    """Index `root/path`; return the digest alone when it equals `known` (unchanged content).
+
+    Never a byte from outside `root`: the file is opened with `ore._fs.open_below`."""
     try:
-        with open(full, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return Skipped("unreadable")
-            if info.st_size > MAX_BYTES:
-                return Skipped("too_large")
-            data = fh.read(MAX_BYTES + 1)
+        # Confined to the root however the path was listed (a folder swapped for a symlink out
+        # is refused), and a FIFO or device is refused without a wait.
+        fd = open_below(Path(root), path)
+    except OutsideRoot:
+        return Skipped("outside_root")
+    except NotRegularFile as exc:
+        return Skipped("unreadable" if exc.is_dir else "not_a_file")
+    except (OSError, ValueError):
+        return Skipped("unreadable")
+    try:
+        info = os.fstat(fd)
+        if info.st_size > MAX_BYTES:
+            return Skipped("too_large")
+        data = read_fd(fd, limit=MAX_BYTES)
     except OSError:
         return Skipped("unreadable")
+    finally:
+        os.close(fd)
     if len(data) > MAX_BYTES:
         return Skipped("too_large")
     if b"\0" in data[:8192]:

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from .._fs import os_error_words
+from .._fs import open_below, os_error_words, read_fd
 from ..errors import GraphError
 from . import rank
+from .extract import MAX_BYTES
 from .index import Index, Progress, load_index
 from .languages import LANGUAGES
 from .results import (
@@ -244,7 +245,11 @@ class CodeGraph:
         hits: list[SearchHit] = []
         cap = _cap(limit)
         for path in self.files:
-            for number, text in enumerate(self._lines(path), 1):
+            try:
+                lines = self._lines(path)
+            except GraphError:
+                continue  # gone, grown or moved out of the root since it was indexed
+            for number, text in enumerate(lines, 1):
                 if needle in (text.lower() if fold else text):
                     hits.append(SearchHit(path, number, _clip(text.strip())))
                     if cap is not None and len(hits) >= cap:
@@ -395,10 +400,19 @@ class CodeGraph:
         return Context(path, chunks)
 
     def _lines(self, path: str) -> list[str]:
+        """The lines of an indexed file, as it is now. Opened with `ore._fs.open_below`: never
+        a byte from outside the root (a folder swapped for a symlink since it was indexed is
+        refused) and never a wait on a FIFO; at most `MAX_BYTES`, as indexing reads."""
         try:
-            data = (self.root / path).read_bytes()
-        except OSError as exc:
+            fd = open_below(self.root, path)
+            try:
+                data = read_fd(fd, limit=MAX_BYTES)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError) as exc:
             raise GraphError(f"cannot read '{path}': {os_error_words(exc)}") from exc
+        if len(data) > MAX_BYTES:
+            raise GraphError(f"cannot read '{path}': it has grown past {MAX_BYTES:,} bytes")
         return data.decode("utf-8", "replace").splitlines()
 
     # -- names ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """The records the index is made of: one `FileIndex` per source file, plain and picklable.
 
-They cross process boundaries (parallel parse) and the cache file, so each has a compact tuple
-form (`to_row` / `from_row`); `from_row` trusts nothing and raises `ValueError`/`TypeError` on a bad
-row, which the cache turns into "rebuild". `Symbol` and `Import` are named tuples, not dataclasses,
-because a warm query rebuilds tens of thousands of them from the cache and tuples are cheapest.
+They cross process boundaries (parallel parse), so each has a compact tuple form (`to_row` /
+`from_row`); the cache file stores them by column and checks every column itself (`cache.py`).
+`Symbol` and `Import` are named tuples, not dataclasses, because a warm query rebuilds tens of
+thousands of them from the cache and tuples are cheapest.
 """
 
 from __future__ import annotations
@@ -91,8 +91,7 @@ class FileIndex:
         for value, kind in ((path, str), (language, str), (digest, str), (size, int)):
             if not isinstance(value, kind):
                 raise ValueError("bad file row")
-        # tuple.__new__ skips `_make`'s Python frame: this runs ~40k times per warm query; rows
-        # are trusted this far because the cache checksums them and versions its format
+        # tuple.__new__ skips `_make`'s Python frame: rows come from this program's own workers
         symbols = tuple(map(tuple.__new__, repeat(Symbol), syms))
         imports = tuple(map(tuple.__new__, repeat(Import), imps))
         return cls(

@@ -15,7 +15,9 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from .._fs import open_below, read_fd
 from .records import FileIndex, Import
 
 __all__ = ["Resolution", "python_module_names", "resolve_all"]
@@ -308,11 +310,15 @@ def _js(path: str, spec: str, paths: set[str]) -> list[str]:
 
 
 def _go_module(root: str) -> str | None:
-    try:
-        with open(os.path.join(root, "go.mod"), encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("module "):
-                    return line.split()[1].strip('"')
+    try:  # confined to the root, and a FIFO never waited on
+        fd = open_below(Path(root), "go.mod")
+        try:
+            text = read_fd(fd, limit=1 << 20).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
+        for line in text.splitlines():
+            if line.startswith("module "):
+                return line.split()[1].strip('"')
     except (OSError, IndexError):
         return None
     return None

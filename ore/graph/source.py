@@ -1,5 +1,5 @@
-"""Reading one source file of an indexed root: the one way the graph package reads file
-contents, through `ore._fs` (inside the root only, never through a symlink swapped in after
+"""Reading one source file of an indexed root for the judgment queries, as `extract` reads it:
+through `ore._fs.open_below` (inside the root only, never through a symlink swapped in after
 the check, never blocking on a FIFO or device)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._fs import open_inside, read_fd
+from .._fs import open_below, read_fd
 
 __all__ = ["read_source"]
 
@@ -16,7 +16,7 @@ def read_source(root: str | os.PathLike[str], path: str, *, limit: int) -> bytes
     """At most `limit` + 1 bytes of `path` (relative to `root`), or None when it cannot be read
     as a regular file inside the root."""
     try:
-        fd = open_inside(Path(root), path)
+        fd = open_below(Path(root), path)
         try:
             return read_fd(fd, limit=limit)
         finally:

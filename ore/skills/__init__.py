@@ -19,6 +19,7 @@ warning, and never hides the others; activating it by its folder name says what 
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,9 @@ SKILL_LIMIT = 256 * 1024  # the largest SKILL.md that is activated
 RESOURCE_LIMIT = 64 * 1024  # the largest resource that is injected
 RESOURCE_DIRS = ("references", "assets", "resources")
 
+
+#: An unknown skill's error names every installed skill up to this many.
+_LISTED = 8
 
 Warn = Callable[[str], None]
 _V = TypeVar("_V")
@@ -154,11 +158,13 @@ class SkillCatalog:
                     f"'{other.name}' (use --skill {other.name})",
                     skill=name,
                 )
-        known = ", ".join(self.skills) or "none"
-        raise SkillError(
-            f"unknown skill {name[:80]!r}: available skills are {known} (see --list-skills)",
-            skill=name,
-        )
+        names = list(self.skills)
+        known = f"available skills are {', '.join(names) or 'none'}"
+        if len(names) > _LISTED:  # thousands installed: the closest few and a count, one line
+            near = difflib.get_close_matches(name[:80], names, n=3, cutoff=0.6)
+            hint = f"did you mean {', '.join(near)}? " if near else ""
+            known = f"{hint}{len(names)} skills are installed"
+        raise SkillError(f"unknown skill {name[:80]!r}: {known} (see --list-skills)", skill=name)
 
 
 def _lookup(mapping: Mapping[str, _V], name: str) -> _V | None:
@@ -317,14 +323,7 @@ def read_resource(meta: SkillMetadata, name: str) -> tuple[str, str]:
 
 def list_resources(meta: SkillMetadata) -> tuple[str, ...]:
     """The names of the skill's resources (never their contents), symlinked folders not followed."""
-    folder = Path(meta.path)
-    names: list[str] = []
-    for sub in RESOURCE_DIRS:
-        for dirpath, dirnames, filenames in os.walk(folder / sub):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            rel = Path(dirpath).relative_to(folder)
-            names += [(rel / f).as_posix() for f in sorted(filenames) if not f.startswith(".")]
-    return tuple(names[:200])
+    return tuple(_fs.list_names(Path(meta.path), RESOURCE_DIRS, limit=200))
 
 
 def _capped(fd: int, limit: int) -> bytes:
