@@ -289,10 +289,10 @@ def test_chaining_passes_the_parents_answer_as_turn_scoped_artifact_context() ->
     plan = plan_turn(parent, "critique it", system=PERSONA)
     reasoner = EchoReasoner()
     turn = execute(plan.messages, None, plan.tool_results, reasoner=reasoner, system=plan.system)
+    block = f"[Artifact:{parent.execution_id}]\nfirst draft\n[/Artifact:{parent.execution_id}]"
     assert [(m.role, m.content) for m in turn.sent] == [
         ("system", PERSONA),
-        ("user", f"[Artifact:{parent.execution_id}]\nfirst draft"),
-        ("user", "critique it"),
+        ("user", f"{block}\n\ncritique it"),
     ]
     child = make_artifact(turn=turn, prompt="critique it", parent=parent, relation=plan.relation)
     assert child.parent_execution_id == parent.execution_id and child.relation == "chain"
