@@ -41,7 +41,7 @@ Reply = str | list[str] | Callable[[dict[str, Any]], "str | list[str]"]
 _FAULTS_OFF = {"http_error": None, "mid_stream_error": None, "drop_connection": False}
 _FAULTS_OFF |= {"delay": 0.0, "hang": False, "endless": False, "raw_body": None}
 ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
-_KNOBS = frozenset({"models", "reply", "pieces", "fault_count", *_FAULTS_OFF})
+_KNOBS = frozenset({"models", "reply", "pieces", "done_reason", "fault_count", *_FAULTS_OFF})
 
 
 def _now() -> str:
@@ -259,7 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
             **head,
             "message": {"role": "assistant", "content": ""},
             "done": True,
-            "done_reason": "stop",
+            "done_reason": cfg["done_reason"],
             "total_duration": 5_191_566_416,
             "load_duration": 2_154_458,
             "prompt_eval_count": prompt // 4 + 1,
@@ -333,11 +333,12 @@ class FakeOllama:
     Knobs (plain attributes, safe to change between requests from any thread):
     `models` (installed names), `reply` (None = "echo: <last user message>"; a str; a list of
     pieces; or a callable(request_json) -> str | list[str]), `pieces` (None = one piece per
-    word, N = N slices), and the chat faults `http_error` ((status, dict | str) answered instead),
-    `mid_stream_error` (a message: a 200 stream with some pieces, then `{"error": ...}`; a
-    non-stream request gets 500), `drop_connection` (close the socket mid-body), `delay`
-    (seconds before answering), `hang` (True or seconds: never answer, then close). Faults apply
-    to every chat request while set; `fault_count = N` clears them all after the next N.
+    word, N = N slices), `done_reason` (the final chunk's, default "stop"), and the chat faults
+    `http_error` ((status, dict | str) answered instead), `mid_stream_error` (a message: a 200
+    stream with some pieces, then `{"error": ...}`; a non-stream request gets 500),
+    `drop_connection` (close the socket mid-body), `delay` (seconds before answering), `hang`
+    (True or seconds: never answer, then close). Faults apply to every chat request while set;
+    `fault_count = N` clears them all after the next N.
     """
 
     def __init__(
@@ -354,6 +355,7 @@ class FakeOllama:
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
         self.reply: Reply | None = reply
         self.pieces: int | None = None
+        self.done_reason = "stop"
         self.http_error: tuple[int, Any] | None = None
         self.mid_stream_error: str | None = None
         self.drop_connection = False

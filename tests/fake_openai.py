@@ -45,6 +45,7 @@ FAULTS = (
     "nested-json",  # a 200 reply nested 100,000 levels deep
     "nan-usage",  # a reply whose usage counts are NaN and Infinity
     "endless",  # an answer that never ends (bounded here: 256 MiB or 60 s)
+    "empty-stream",  # 200, an event stream opened and closed with no event (llama.cpp, prompt too long)
 )
 
 
@@ -142,7 +143,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         messages = body.get("messages") or [{}]
         users = [m for m in messages if m.get("role") == "user"] or [{}]
-        answer = f"You said: {users[-1].get('content', '')}"
+        answer = self.server.reply
+        if answer is None:
+            answer = f"You said: {users[-1].get('content', '')}"
         if fault == "nested-json":
             self._send(200, b'{"choices": ' + b"[" * 100_000, "application/json")
             return
@@ -162,7 +165,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "malformed":
             self._send(200, b'{"choices": [', "application/json")
         else:
-            self._json(200, _completion(model, answer, len(messages)))
+            reply = _completion(model, answer, len(messages))
+            reply["choices"][0]["finish_reason"] = self.server.finish_reason
+            self._json(200, reply)
 
     def _authorised(self) -> bool:
         expected = self.server.api_key
@@ -223,8 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
-        words = [w + " " for w in answer.split(" ")]
-        words[-1] = words[-1].rstrip(" ")
+        words = [w + " " for w in answer.split(" ")] if answer else []
+        if words:
+            words[-1] = words[-1].rstrip(" ")
+        finish_reason = self.server.finish_reason
         base = {
             "id": "chatcmpl-7",
             "object": "chat.completion.chunk",
@@ -236,6 +243,9 @@ class _Handler(BaseHTTPRequestHandler):
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
             return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
+        if fault == "empty-stream":
+            self._chunk(b"")
+            return
         if fault == "not-sse":
             self._chunk(b'{"message": {"content": "hi"}}\n')
             self._chunk(b"")
@@ -259,9 +269,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             delta = {"role": "assistant", "content": word} if old else {"content": word}
             last = old and i == len(words) - 1
-            self._event(chunk(delta, "stop" if last else None))
+            self._event(chunk(delta, finish_reason if last else None))
         if not old:
-            self._event(chunk({}, "stop"))
+            self._event(chunk({}, finish_reason))
             if usage:
                 self._event({**base, "choices": [], "usage": _usage(len(answer))})
         if fault != "no-done":
@@ -299,6 +309,8 @@ class _Server(ThreadingHTTPServer):
         self.api_key = api_key
         self.models = models
         self.fault: str | None = None
+        self.reply: str | None = None  # None: "You said: <last user message>"
+        self.finish_reason = "stop"
         self.delay = 0.0
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -337,6 +349,23 @@ class FakeOpenAI:
     def fault(self, value: str | None) -> None:
         assert value is None or value in FAULTS, value
         self._server.fault = value
+
+    @property
+    def reply(self) -> str | None:
+        """The answer's text; None echoes "You said: <last user message>"."""
+        return self._server.reply
+
+    @reply.setter
+    def reply(self, value: str | None) -> None:
+        self._server.reply = value
+
+    @property
+    def finish_reason(self) -> str:
+        return self._server.finish_reason
+
+    @finish_reason.setter
+    def finish_reason(self, value: str) -> None:
+        self._server.finish_reason = value
 
     @property
     def delay(self) -> float:

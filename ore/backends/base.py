@@ -31,6 +31,7 @@ __all__ = [
     "LimitExceeded",
     "Limits",
     "broke",
+    "closed_without_answer",
     "http_options",
     "mapped_errors",
     "no_credentials",
@@ -282,6 +283,16 @@ def broke(server: str) -> ModelError:
     return ModelError(
         f"the connection to {server} broke before the answer was complete; "
         "check the server and try again"
+    )
+
+
+def closed_without_answer(server: str, hint: str) -> ModelError:
+    """The server opened the answer and closed it with nothing in it: no error, no text. Seen
+    from llama.cpp's server when the prompt is longer than its context window; retrying the
+    same request can never help, so the message says what is known and what to change."""
+    return ModelError(
+        f"{server} closed the stream without an answer; a likely cause is a prompt over the "
+        f"context window: send less, or {hint}"
     )
 
 

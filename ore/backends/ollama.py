@@ -21,6 +21,7 @@ from .base import (
     BackendReasoner,
     Limits,
     broke,
+    closed_without_answer,
     http_options,
     mapped_errors,
     no_credentials,
@@ -192,7 +193,7 @@ class OllamaBackend:
                 on_token(text)
             last = part
         if last is None:
-            raise ModelError(f"Ollama at {self.address} ended the answer before it began")
+            raise closed_without_answer(f"Ollama at {self.address}", "allow more with -o num_ctx=N")
         return Response(
             content="".join(pieces), model_id=last.model or model_id, metadata=_metadata(last)
         )

@@ -27,6 +27,7 @@ from .base import (
     BackendReasoner,
     Limits,
     broke,
+    closed_without_answer,
     http_options,
     mapped_errors,
     sanitize_url,
@@ -37,6 +38,7 @@ from .base import (
 )
 from .openai_wire import (
     BadReply,
+    ClosedEmpty,
     Dropped,
     Reply,
     ServerSaid,
@@ -239,10 +241,10 @@ class OpenAIBackend:
                         reply.done = True
                         break
                     yield from reply.take_chunk(loads_event(data))
+            if not reply.seen:
+                raise ClosedEmpty()
             if not reply.done and reply.finish_reason is None:
                 raise Dropped()
-            if not reply.seen:
-                raise BadReply("a stream that ended before the answer began")
 
     def _available(self) -> tuple[str, ...]:
         try:
@@ -286,6 +288,10 @@ def _classify(exc: Exception, backend: OpenAIBackend, model_id: str | None) -> M
             server,
             exc.what,
             "check that --base-url or ORE_BASE_URL points at an OpenAI-compatible API",
+        )
+    if isinstance(exc, ClosedEmpty):
+        return closed_without_answer(
+            server, "start the server with a larger context (llama-server -c N)"
         )
     if isinstance(exc, ServerSaid):
         return ModelError(f"{server} reported an error: {backend._said(str(exc))}")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadReply",
+    "ClosedEmpty",
     "Dropped",
     "Reply",
     "ServerSaid",
@@ -210,6 +211,11 @@ class ServerSaid(Exception):
 
 class Dropped(Exception):
     """The stream ended with neither `[DONE]` nor a finish reason."""
+
+
+class ClosedEmpty(Exception):
+    """The event stream was opened and closed without one event of the answer (at most
+    `[DONE]`): llama.cpp's server does this for a prompt over its context window."""
 
 
 def check_status(response: httpx.Response, route: str) -> None:

@@ -1,8 +1,10 @@
 """Which backend and which model: pure choices over plain values, made in this one place.
 
-The rules: the backend is `--backend` (ORE_BACKEND), else a replayed artifact's, else Ollama; the
-model is `--model`, else `ORE_MODEL`, else the server's default (upstream's preference order),
-and the server's model list is fetched only when that default is needed.
+The rules: the backend is `--backend` (ORE_BACKEND), else the artifact's (replayed or chained
+from: one rule for both), else Ollama; the address is `--base-url` or the environment, else the
+artifact's, which then gets no credential; the model is `--model`, else `ORE_MODEL`, else the
+server's default (upstream's preference order), and the server's model list is fetched only
+when that default is needed.
 """
 
 from __future__ import annotations
@@ -89,10 +91,11 @@ def choose_backend(
 
     For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
     ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
-    `recorded_*` (a replayed artifact's backend) fill in only what flags and environment leave
-    unset, and no credential (an API key, `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an
-    address that came from an artifact alone: an artifact is untrusted data, and must not be
-    able to send a credential to a server of its choice.
+    `recorded_*` (the backend of an artifact replayed or chained from: one rule for both) fill
+    in only what flags and environment leave unset, and no credential (an API key,
+    `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an address that came from an artifact alone:
+    an artifact is untrusted data, and must not be able to send a credential to a server of
+    its choice.
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT

@@ -22,6 +22,7 @@ from ..errors import OreError
 from .console import OutputLost, is_terminal, note, out, print_json, report
 from .context import gather, plan_context
 from .options import Options, parse_size
+from .present import check_answer
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
@@ -150,6 +151,7 @@ def _execute(
     )
     if display.verbose:
         _verbose(turn)
+    check_answer(turn)  # an empty answer stops here: nothing saved, nothing written
     return turn
 
 
@@ -322,9 +324,10 @@ def artifact_turn(o: Options) -> None:
         _dry_run(model, plan.messages, None, ctx, system=plan.system)
         return
     _check_artifact_out(o.artifact_out)
-    # A replay may reach the server it recorded (when flags and environment name none); a chain
-    # never does: the new prompt must not go to an address an artifact chose.
-    recorded = parent.backend if plan.relation == "replay" else None
+    # Replay and chain choose the server by one rule (ore.backends.select.choose_backend): the
+    # artifact's record fills in what flags and environment leave unset, and no credential is
+    # ever sent to an address that came from the artifact alone.
+    recorded = parent.backend
     backend = backend_for(o, (recorded.name, recorded.base_url) if recorded else None)
     reasoner = backend.reasoner(model)
     display, stdout = Display.of(o), _Stdout()
