@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .types import ActiveSkill, Message, Reasoner, Response, Session, ToolResult
+from .types import (
+    NO_TURN_OPTIONS,
+    ActiveSkill,
+    Message,
+    Reasoner,
+    Response,
+    Session,
+    ToolResult,
+    TurnOptions,
+)
 
 __all__ = ["Turn", "build_messages", "execute", "render_skill", "render_tool_result"]
 
@@ -34,11 +43,13 @@ class Turn:
     :param response: what the reasoner answered.
     :param session: the session including this turn's input and answer (None without a session).
     :param sent: exactly the message list the reasoner received.
+    :param options: exactly the extra request fields it received with them.
     """
 
     response: Response
     session: Session | None
     sent: tuple[Message, ...]
+    options: TurnOptions = NO_TURN_OPTIONS
 
 
 def _block(kind: str, name: str, text: str) -> str:
@@ -111,19 +122,27 @@ def execute(
     reasoner: Reasoner,
     system: str | None = None,
     on_token: Callable[[str], None] | None = None,
+    options: TurnOptions = NO_TURN_OPTIONS,
+    on_thinking: Callable[[str], None] | None = None,
 ) -> Turn:
     """Run one turn: build the message list, make exactly one reasoner call, return the outcome.
 
     :param on_token: when given, the reasoner streams and each piece of text is passed here as it
         arrives; the returned response holds the whole text either way.
+    :param options: the turn's extra request fields (model options, schema, thinking, images),
+        passed to the reasoner call untouched; never stored in the session.
+    :param on_thinking: with `on_token`, each piece of the model's reasoning is passed here.
 
     If the call raises (a server error, Ctrl-C), nothing was changed: the caller's session is still
     the one it had, so a cancelled reply leaves no half turn behind.
     """
     sent = build_messages(messages, session, tool_results, skills, system=system)
-    response = reasoner.complete(sent) if on_token is None else reasoner.stream(sent, on_token)
+    if on_token is None:
+        response = reasoner.complete(sent, options)
+    else:
+        response = reasoner.stream(sent, on_token, options, on_thinking)
     new_session = None
     if session is not None:
         answer = Message(role="assistant", content=response.content, timestamp=response.timestamp)
         new_session = session.append(*messages, answer)
-    return Turn(response=response, session=new_session, sent=sent)
+    return Turn(response=response, session=new_session, sent=sent, options=options)

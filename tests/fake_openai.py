@@ -167,6 +167,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             reply = _completion(model, answer, len(messages))
             reply["choices"][0]["finish_reason"] = self.server.finish_reason
+            if self.server.reasoning:
+                reply["choices"][0]["message"]["reasoning_content"] = self.server.reasoning
             self._json(200, reply)
 
     def _authorised(self) -> bool:
@@ -254,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not old:
             self._event(chunk({"role": "assistant", "content": ""}))
         self._chunk(b": keep-alive\n\n")
+        for thought in (self.server.reasoning or "").split(" ") if self.server.reasoning else ():
+            self._event(chunk({"reasoning_content": thought + " "}))
         for i, word in enumerate(words):
             if fault == "drop" and i == 1:
                 self.wfile.flush()
@@ -310,6 +314,7 @@ class _Server(ThreadingHTTPServer):
         self.models = models
         self.fault: str | None = None
         self.reply: str | None = None  # None: "You said: <last user message>"
+        self.reasoning: str | None = None  # sent as reasoning_content before the answer
         self.finish_reason = "stop"
         self.delay = 0.0
         self.requests: list[dict[str, Any]] = []
@@ -358,6 +363,15 @@ class FakeOpenAI:
     @reply.setter
     def reply(self, value: str | None) -> None:
         self._server.reply = value
+
+    @property
+    def reasoning(self) -> str | None:
+        """Reasoning sent as `reasoning_content` before the answer (one delta per word)."""
+        return self._server.reasoning
+
+    @reasoning.setter
+    def reasoning(self, value: str | None) -> None:
+        self._server.reasoning = value
 
     @property
     def finish_reason(self) -> str:

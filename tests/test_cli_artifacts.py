@@ -64,7 +64,7 @@ def test_artifact_out_dash_puts_only_the_artifact_on_stdout(fake_ollama, ore_env
     result = ore("draft a haiku", "--artifact-out", env=ore_env)
     assert result.returncode == 0, result.stderr
     artifact = check(json.loads(result.stdout), ore_env)
-    assert artifact["artifact_version"] == "ore.exec.v2"
+    assert artifact["artifact_version"] == "ore.exec.v3"  # the default since ORE 0.11
     assert artifact["output"]["content"] == "echo: draft a haiku"
     assert artifact["input"]["model_id"] == "llama3.2:latest"
     assert wire(artifact["input"]["messages"]) == fake_ollama.chat_requests()[0]["messages"]
@@ -284,9 +284,10 @@ def test_the_printed_schemas_are_the_shipped_ones(ore_env) -> None:
 
     assert printed_schema(ore_env, "v1") == load_schema("ore.exec.v1")
     assert printed_schema(ore_env, "v2") == load_schema("ore.exec.v2")
+    assert printed_schema(ore_env, "v3") == load_schema("ore.exec.v3")
     assert (
         ore("schema", "artifact", env=ore_env).stdout
-        == ore("schema", "artifact", "--version", "v2", env=ore_env).stdout
+        == ore("schema", "artifact", "--version", "v3", env=ore_env).stdout
     )
 
 

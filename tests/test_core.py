@@ -13,7 +13,15 @@ import pytest
 
 import ore.core
 from ore.core import build_messages, execute
-from ore.types import ActiveSkill, Message, Response, Session, ToolResult
+from ore.types import (
+    NO_TURN_OPTIONS,
+    ActiveSkill,
+    Message,
+    Response,
+    Session,
+    ToolResult,
+    TurnOptions,
+)
 
 
 class CountingReasoner:
@@ -23,24 +31,37 @@ class CountingReasoner:
         self.reply = reply
         self.pieces = tuple(pieces)
         self.calls: list[tuple[str, tuple[Message, ...]]] = []
+        self.options: list[TurnOptions] = []
 
     @property
     def model_id(self) -> str:
         return "fake"
 
-    def complete(self, messages: Sequence[Message]) -> Response:
+    def complete(
+        self, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response:
         self.calls.append(("complete", tuple(messages)))
+        self.options.append(options)
         return Response(content=self.reply, model_id="fake")
 
-    def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
+    ) -> Response:
         self.calls.append(("stream", tuple(messages)))
+        self.options.append(options)
         for piece in self.pieces:
             on_token(piece)
         return Response(content="".join(self.pieces), model_id="fake")
 
 
 class FailingReasoner(CountingReasoner):
-    def complete(self, messages: Sequence[Message]) -> Response:
+    def complete(
+        self, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response:
         self.calls.append(("complete", tuple(messages)))
         raise KeyboardInterrupt
 
@@ -258,3 +279,24 @@ def test_a_recorded_message_list_replays_unchanged() -> None:
 def test_a_turn_needs_input() -> None:
     with pytest.raises(ValueError):
         build_messages([])
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("streaming", [False, True], ids=["complete", "stream"])
+def test_the_turns_options_reach_the_one_call_untouched_and_never_the_session(
+    streaming: bool,
+) -> None:
+    options = TurnOptions(options={"temperature": 0.2}, schema={"type": "object"}, think="low")
+    before = copy.deepcopy(options)
+    reasoner = CountingReasoner()
+    turn = execute(
+        [user("hi")],
+        Session(),
+        reasoner=reasoner,
+        options=options,
+        on_token=(lambda _: None) if streaming else None,
+    )
+    assert len(reasoner.calls) == 1 and reasoner.options == [options]
+    assert reasoner.options[0] is options and options == before
+    assert turn.options is options
+    assert turn.session is not None and [m.content for m in turn.session.messages] == ["hi", "ok"]

@@ -13,10 +13,13 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..errors import NoModels
+from ..types import TurnOptions
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
 __all__ = [
     "PREFERRED_MODELS",
+    "backend_name",
+    "backend_refusal",
     "choose_backend",
     "choose_model",
     "default_model",
@@ -77,6 +80,25 @@ def model_for(flag: str | None, backend: Backend, env: Mapping[str, str] | None 
     return choose_model(flag, available, address=backend.address, backend=backend.name, env=env)
 
 
+def backend_name(name: str | None = None, recorded_name: str | None = None) -> str:
+    """The kind of server a turn goes to: `name` (--backend, ORE_BACKEND), else the artifact's
+    (replayed or chained from), else "ollama". Known before anything is built or asked."""
+    chosen = (name or recorded_name or "ollama").lower()
+    return "openai" if chosen == "openai" else "ollama"
+
+
+def backend_refusal(name: str, options: TurnOptions) -> str | None:
+    """Why the backend `name` cannot honour `options` (e.g. `num_ctx` on an OpenAI-compatible
+    server), or None; asked before any request, so a refusal costs none."""
+    from .ollama import OllamaBackend
+    from .openai import OpenAIBackend
+
+    kind: type[OllamaBackend] | type[OpenAIBackend] = (
+        OpenAIBackend if name == "openai" else OllamaBackend
+    )
+    return kind.refusal(options)
+
+
 def choose_backend(
     name: str | None = None,
     base_url: str | None = None,
@@ -99,7 +121,7 @@ def choose_backend(
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT
-    chosen = name or recorded_name or "ollama"
+    chosen = backend_name(name, recorded_name)
     fallback = recorded_url if recorded_name == chosen else None
     if chosen != "openai":
         from .ollama import OllamaBackend

@@ -11,45 +11,28 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
 from ..errors import OreError
-from .console import OutputLost, is_terminal, note, out, print_json, report
+from .console import is_terminal, note, out, print_json, report
 from .context import gather, plan_context
+from .controls import turn_options
 from .options import Options, parse_size
-from .present import check_answer
+from .present import Display, Outcome, Sink, deliver, finish, outcome, response_json
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
     from ..backends import Backend
     from ..core import Turn
     from ..store import FileSessionStore
-    from ..types import Message, Reasoner, Session, TurnContext
+    from ..types import Message, Reasoner, Session, TurnContext, TurnOptions
 
 __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_turn"]
-
-
-@dataclass(frozen=True, slots=True)
-class Display:
-    """How one turn's answer reaches the person: streamed or whole, shown or not, with
-    metadata on stderr or not."""
-
-    stream: bool
-    show: bool
-    verbose: bool
-
-    @classmethod
-    def of(cls, o: Options) -> Display:
-        """--stream/--no-stream if given, else stream only to a terminal; --json and
-        `--artifact-out -` put their own document on stdout instead of the answer."""
-        show = not o.as_json and o.artifact_out != "-"
-        stream = o.stream if o.stream is not None else not o.as_json and is_terminal(sys.stdout)
-        return cls(stream=show and stream, show=show, verbose=o.verbose)
 
 
 def backend_for(o: Options, recorded: tuple[str, str | None] | None = None) -> Backend:
@@ -102,29 +85,7 @@ def _store() -> FileSessionStore:
     return default_store()
 
 
-# -- executing and showing one turn --------------------------------------------------------------
-
-
-class _Stdout:
-    """Where a streamed answer goes: stdout, until it fails; the turn goes on regardless, so a
-    failed stdout never costs the answer (the session still gets it)."""
-
-    def __init__(self) -> None:
-        self.lost: OutputLost | None = None
-
-    def write(self, text: str) -> None:
-        if self.lost is None:
-            try:
-                out(text, nl=False)
-            except OutputLost as exc:
-                self.lost = exc
-
-
-def _verbose(turn: Turn) -> None:
-    meta = dict(turn.response.metadata)
-    parts = [f"model={turn.response.model_id}", f"id={turn.response.id}"]
-    parts += [f"{k}={v}" for k, v in sorted(meta.items())]
-    note("[metadata] " + " ".join(parts))
+# -- executing one turn --------------------------------------------------------------------------
 
 
 def _execute(
@@ -135,11 +96,14 @@ def _execute(
     *,
     system: str | None,
     display: Display,
-    stdout: _Stdout,
-) -> Turn:
-    """The one place a turn is executed (streamed to `stdout` when the display says so)."""
+    sink: Sink,
+    controls: TurnOptions,
+) -> Outcome:
+    """The one place a turn is executed (streamed through `sink` when the display says so);
+    an empty answer raises here, before anything is saved or written."""
     from ..core import execute
 
+    started = time.monotonic()
     turn = execute(
         messages,
         session,
@@ -147,28 +111,11 @@ def _execute(
         ctx.skills,
         reasoner=reasoner,
         system=system,
-        on_token=stdout.write if display.stream else None,
+        on_token=sink.token if display.stream else None,
+        options=controls,
+        on_thinking=sink.thinking if display.stream else None,
     )
-    if display.verbose:
-        _verbose(turn)
-    check_answer(turn)  # an empty answer stops here: nothing saved, nothing written
-    return turn
-
-
-def _deliver(turn: Turn, display: Display, stdout: _Stdout, *, kept: str = "") -> None:
-    """Show the answer (its end, when it was streamed); `OutputLost` if stdout failed at any
-    point, saying what was kept of the turn (`kept`), since the answer did not arrive."""
-    try:
-        if stdout.lost is None and display.show:
-            if display.stream:
-                out("" if turn.response.content.endswith("\n") else "\n", nl=False)
-            else:
-                out(turn.response.content)
-    except OutputLost as exc:
-        stdout.lost = exc
-    if stdout.lost is not None:
-        lost = stdout.lost
-        raise OutputLost(lost.message + kept, quiet=lost.quiet) from None
+    return outcome(turn, display, sink, time.monotonic() - started)
 
 
 def _user(prompt: str) -> list[Message]:
@@ -182,36 +129,54 @@ def _user(prompt: str) -> list[Message]:
 
 def _dry_run(
     model: str | None, messages: Sequence[Message], session: Session | None, ctx: TurnContext, *,
-    system: str | None,
+    system: str | None, controls: TurnOptions,
 ) -> None:  # fmt: skip
-    """Print exactly what one turn would send, in order; call nothing."""
+    """Print exactly what one turn would send, in order, with every control; call nothing."""
     from ..core import build_messages
 
     sent = build_messages(messages, session, ctx.tool_results, ctx.skills, system=system)
     out: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m.role, "content": m.content} for m in sent],
+        **controls.to_dict(),
     }
     if ctx.routing is not None:
         out["routing"] = ctx.routing.to_dict()
     print_json(out)
 
 
+def _show(
+    o: Options, result: Outcome, display: Display, sink: Sink, *, kept: str,
+    artifact: ExecutionArtifact | None = None, routing: Mapping[str, Any] | None = None,
+) -> None:  # fmt: skip
+    """After the turn is saved: the answer, `--json`, `--artifact-out -`, then `finish`."""
+    deliver(result, display, sink, kept=kept)
+    if o.as_json:
+        print_json(response_json(result, routing))
+    if artifact is not None and o.artifact_out == "-":
+        _write_artifact_stdout(o, artifact)
+    finish(result, display)
+
+
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
-    from ..backends import model_for, requested_model
+    from ..backends import backend_name, model_for, requested_model
 
-    prompt = combine_prompt(o.prompt, _read_stdin())
+    piped = None if "-" in (o.attach or ()) else _read_stdin()  # stdin may hold the image
+    prompt = combine_prompt(o.prompt, piped)
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
+    controls = turn_options(o, backend_name(o.backend))
     session = None
     name = o.session_name
     if name is not None:
         session = _open_session(o, create=not o.dry_run)
     if o.dry_run:
         ctx = gather(prompt, plan)
-        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=_system(o))
+        system = _system(o)
+        _dry_run(requested_model(o.model), _user(prompt), session, ctx, system=system,
+                 controls=controls)  # fmt: skip
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
@@ -219,10 +184,13 @@ def single_turn(o: Options) -> None:
     ctx = gather(prompt, plan)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
-    display, stdout = Display.of(o), _Stdout()
-    turn = _execute(
-        reasoner, _user(prompt), session, ctx, system=_system(o), display=display, stdout=stdout
-    )
+    display = Display.of(o, controls)
+    sink = Sink(display)
+    result = _execute(
+        reasoner, _user(prompt), session, ctx, system=_system(o), display=display, sink=sink,
+        controls=controls,
+    )  # fmt: skip
+    turn = result.turn
     kept = ""
     if name is not None and turn.session is not None and session is not None:
         _store().append(name, turn.session.messages[len(session.messages) :], session_id=session.id)
@@ -231,14 +199,8 @@ def single_turn(o: Options) -> None:
     if o.artifact_out is not None:
         artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
         kept += _write_artifact_file(o, artifact)
-    _deliver(turn, display, stdout, kept=kept)
-    if o.as_json:
-        out_json = turn.response.to_dict()
-        if ctx.routing is not None:
-            out_json["routing"] = ctx.routing.to_dict()
-        print_json(out_json)
-    if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o, artifact)
+    routing = ctx.routing.to_dict() if ctx.routing is not None else None
+    _show(o, result, display, sink, kept=kept, artifact=artifact, routing=routing)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -305,6 +267,7 @@ def artifact_turn(o: Options) -> None:
     Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
     """
     from ..artifacts import plan_turn, read_artifact
+    from ..backends import backend_name
     from ..types import TurnContext
 
     if o.session_name is not None:
@@ -320,33 +283,33 @@ def artifact_turn(o: Options) -> None:
     plan = plan_turn(parent, o.prompt, system=_system(o))
     model = o.model or plan.model_id
     ctx = TurnContext(tool_results=tuple(plan.tool_results))
+    recorded = parent.backend
+    kind = backend_name(o.backend, recorded.name if recorded else None)
+    controls = turn_options(o, kind, plan.controls)  # a replay sends the recorded ones again
     if o.dry_run:
-        _dry_run(model, plan.messages, None, ctx, system=plan.system)
+        _dry_run(model, plan.messages, None, ctx, system=plan.system, controls=controls)
         return
     _check_artifact_out(o.artifact_out)
     # Replay and chain choose the server by one rule (ore.backends.select.choose_backend): the
     # artifact's record fills in what flags and environment leave unset, and no credential is
     # ever sent to an address that came from the artifact alone.
-    recorded = parent.backend
     backend = backend_for(o, (recorded.name, recorded.base_url) if recorded else None)
     reasoner = backend.reasoner(model)
-    display, stdout = Display.of(o), _Stdout()
-    turn = _execute(
-        reasoner, plan.messages, None, ctx, system=plan.system, display=display, stdout=stdout
-    )
+    display = Display.of(o, controls)
+    sink = Sink(display)
+    result = _execute(
+        reasoner, plan.messages, None, ctx, system=plan.system, display=display, sink=sink,
+        controls=controls,
+    )  # fmt: skip
     artifact = None
     kept = ""
     if o.artifact_out is not None:
         artifact = _artifact(
-            turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
+            result.turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
             relation=plan.relation,
         )  # fmt: skip
         kept = _write_artifact_file(o, artifact)
-    _deliver(turn, display, stdout, kept=kept)
-    if o.as_json:
-        print_json(turn.response.to_dict())
-    if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o, artifact)
+    _show(o, result, display, sink, kept=kept, artifact=artifact)
 
 
 def _open_session(o: Options, *, create: bool = True) -> Session:
@@ -367,16 +330,17 @@ def _open_session(o: Options, *, create: bool = True) -> Session:
 
 def repl(o: Options) -> int:
     """-i, -c, or a session flag without a prompt: turns read from the terminal or a pipe."""
-    from ..backends import model_for
+    from ..backends import backend_name, model_for
     from ..paths import ore_home
     from ..types import Session
     from .repl import read_lines, run_repl
 
     plan = plan_context(o)
+    controls = turn_options(o, backend_name(o.backend))  # the same for every turn
     backend = backend_for(o)
     model = model_for(o.model, backend)
     reasoner = backend.reasoner(model)
-    system, display = _system(o), Display.of(o)
+    system, display = _system(o), Display.of(o, controls)
     session: Session | None = None
     if not o.interactive:
         session = _open_session(o) if o.session_name is not None else Session()
@@ -386,18 +350,21 @@ def repl(o: Options) -> int:
     def turn(line: str) -> None:
         current = state["session"]
         ctx = gather(line, plan)
-        stdout = _Stdout()
+        sink = Sink(display)
         result = _execute(
-            reasoner, _user(line), current, ctx, system=system, display=display, stdout=stdout
-        )
+            reasoner, _user(line), current, ctx, system=system, display=display, sink=sink,
+            controls=controls,
+        )  # fmt: skip
         kept = ""
-        if current is not None and result.session is not None:
+        new_session = result.turn.session
+        if current is not None and new_session is not None:
             if name is not None:
-                new = result.session.messages[len(current.messages) :]
+                new = new_session.messages[len(current.messages) :]
                 _store().append(name, new, session_id=current.id)
                 kept = f"; the turn is saved in session '{name}'"
-            state["session"] = result.session
-        _deliver(result, display, stdout, kept=kept)
+            state["session"] = new_session
+        deliver(result, display, sink, kept=kept)
+        finish(result, display)
 
     interactive_terminal = is_terminal(sys.stdin)
     if interactive_terminal:

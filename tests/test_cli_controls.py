@@ -1,0 +1,210 @@
+"""Turn controls through the installed `ore` command, against both loopback servers: each flag
+puts exactly its documented fields in the one chat request (asserted on the request body),
+`--dry-run` shows them with no request, a malformed one or one the backend cannot send is exit 2
+with no request, and an artifact records them for its replay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli import needs_ore, one_line_error, run_ore
+from conftest import Wire
+
+pytestmark = needs_ore
+
+#: The body keys of a plain turn, as before this change (the ollama client always sends
+#: `tools`; a streamed OpenAI turn adds `stream_options`).
+PLAIN_KEYS = {
+    "ollama": {"model", "messages", "tools", "stream"},
+    "openai": {"model", "messages", "stream"},
+}
+
+
+def body(wire: Wire) -> dict[str, Any]:
+    (request,) = wire.chat_requests()
+    return request
+
+
+def refused(result: Any, wire: Wire) -> str:
+    """A usage error: exit 2, one line, and not one request of any kind to the server."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    line = one_line_error(result)
+    assert wire.chat_requests() == []
+    assert [r for r in wire.fake.requests if r["method"] != "GET" or "/models" in r["path"]] == []
+    return line
+
+
+# -- a plain turn --------------------------------------------------------------------------------
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
+def test_a_turn_with_no_control_sends_the_same_body_keys_as_before(wire: Wire, stream: str) -> None:
+    result = run_ore(stream, "hi", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    extra = {"stream_options"} if wire.name == "openai" and stream == "--stream" else set()
+    assert set(body(wire)) == PLAIN_KEYS[wire.name] | extra
+    assert all(set(m) == {"role", "content"} for m in body(wire)["messages"])
+
+
+# -- -o/--option ---------------------------------------------------------------------------------
+
+ALL_OPTIONS = [
+    "temperature=0.2", "top_p=0.9", "top_k=40", "min_p=0.05", "seed=7", "num_predict=50",
+    "stop=END", "stop=STOP", "repeat_penalty=1.1", "presence_penalty=0.5",
+    "frequency_penalty=-0.5",
+]  # fmt: skip
+
+
+def _o(*pairs: str) -> list[str]:
+    return [arg for pair in pairs for arg in ("-o", pair)]
+
+
+def test_options_reach_the_request_typed_under_each_backends_names(wire: Wire) -> None:
+    result = run_ore(*_o(*ALL_OPTIONS), "hi", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    sent = body(wire)
+    typed = {
+        "temperature": 0.2, "top_p": 0.9, "top_k": 40, "min_p": 0.05, "seed": 7,
+        "stop": ["END", "STOP"], "repeat_penalty": 1.1, "presence_penalty": 0.5,
+        "frequency_penalty": -0.5,
+    }  # fmt: skip
+    if wire.name == "ollama":
+        assert sent["options"] == {**typed, "num_predict": 50}
+        assert set(sent) == PLAIN_KEYS["ollama"] | {"options"}
+    else:
+        assert {k: sent[k] for k in typed} == typed and sent["max_tokens"] == 50
+        assert set(sent) == PLAIN_KEYS["openai"] | set(typed) | {"max_tokens"}
+    assert isinstance(json.dumps(sent), str)
+
+
+def test_num_ctx_goes_to_ollama_and_is_refused_for_openai_before_any_request(wire: Wire) -> None:
+    result = run_ore("-o", "num_ctx=8192", "hi", env=wire.env)
+    if wire.name == "ollama":
+        assert result.returncode == 0, result.stderr
+        assert body(wire)["options"] == {"num_ctx": 8192}
+    else:
+        assert "num_ctx" in refused(result, wire) and "llama-server -c" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "flag,words",
+    [
+        ("temperature=hot", "temperature must be a number"),
+        ("temperature=3", "between 0 and 2"),
+        ("top_k=1.5", "whole number"),
+        ("num_predict=0", "num_predict=0"),
+        ("seed=nan", "seed must be a whole number"),
+        ("warmth=1", "known: frequency_penalty, min_p, num_ctx"),
+        ("temperature", "is not KEY=VALUE"),
+    ],
+)
+def test_a_malformed_option_is_exit_2_naming_it_with_no_request(
+    fake_ollama, ore_env, flag: str, words: str
+) -> None:
+    wire = Wire("ollama", fake_ollama, ore_env)
+    line = refused(run_ore("-o", flag, "hi", env=ore_env), wire)
+    assert words in line
+
+
+def test_an_option_given_twice_is_exit_2(fake_ollama, ore_env) -> None:
+    wire = Wire("ollama", fake_ollama, ore_env)
+    assert "more than once" in refused(run_ore(*_o("seed=1", "seed=2"), "x", env=ore_env), wire)
+
+
+def test_keep_alive_reaches_ollama_and_is_refused_for_openai(wire: Wire) -> None:
+    if wire.name == "openai":
+        assert "--keep-alive" in refused(run_ore("--keep-alive", "5m", "hi", env=wire.env), wire)
+        return
+    for value, sent in (("5m", "5m"), ("0", 0), ("-1", -1)):
+        result = run_ore("--keep-alive", value, "hi", env=wire.env)
+        assert result.returncode == 0, result.stderr
+        assert wire.chat_requests()[-1]["keep_alive"] == sent
+
+
+def test_a_malformed_keep_alive_is_exit_2(fake_ollama, ore_env) -> None:
+    wire = Wire("ollama", fake_ollama, ore_env)
+    assert "not a duration" in refused(run_ore("--keep-alive", "soon", "hi", env=ore_env), wire)
+
+
+def test_dry_run_shows_every_control_and_calls_nothing(fake_ollama, ore_env) -> None:
+    result = run_ore(
+        "--dry-run", "-m", "m", *_o("temperature=0.2", "stop=A", "stop=B"),
+        "--keep-alive", "5m", "hi", env=ore_env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["options"] == {"temperature": 0.2, "stop": ["A", "B"]}
+    assert shown["keep_alive"] == "5m"
+    assert fake_ollama.requests == []
+    plain = json.loads(run_ore("--dry-run", "-m", "m", "hi", env=ore_env).stdout)
+    assert set(plain) == {"model", "messages"}
+
+
+# -- options in sessions and artifacts -----------------------------------------------------------
+
+
+def test_options_are_never_stored_in_a_session(fake_ollama, ore_env) -> None:
+    result = run_ore(*_o("temperature=0.25"), "--save-session", "s", "hi", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text()
+    assert "temperature" not in stored and "0.25" not in stored
+
+
+def test_options_are_recorded_and_a_replay_sends_them_again_one_overridden(
+    wire: Wire, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.json"
+    made = run_ore(*_o("temperature=0.2", "seed=7", "stop=END"), "hi", "--artifact-out", str(path),
+                   env=wire.env)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    artifact = json.loads(path.read_text())
+    assert artifact["artifact_version"] == "ore.exec.v3"
+    assert artifact["input"]["options"] == {"temperature": 0.2, "seed": 7, "stop": ["END"]}
+    replay = run_ore("--artifact-in", str(path), "-o", "temperature=0.9", env=wire.env)
+    assert replay.returncode == 0, replay.stderr
+    first, second = wire.chat_requests()
+    if wire.name == "ollama":
+        assert first["options"] == {"temperature": 0.2, "seed": 7, "stop": ["END"]}
+        assert second["options"] == {"temperature": 0.9, "seed": 7, "stop": ["END"]}
+    else:
+        assert (first["temperature"], second["temperature"]) == (0.2, 0.9)
+        assert first["seed"] == second["seed"] == 7 and second["stop"] == ["END"]
+    assert second["messages"] == first["messages"]
+
+
+# -- the context window --------------------------------------------------------------------------
+
+
+def test_a_prompt_evidently_cut_to_the_context_window_warns_naming_num_ctx(
+    fake_ollama, ore_env
+) -> None:
+    fake_ollama.prompt_eval_count = 2048  # what Ollama reads of a prompt cut to a 2048 window
+    result = run_ore("summarise", env=ore_env, input="a log line that goes on\n" * 4000)
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if line.strip()]
+    assert line.startswith("Warning: the prompt was evidently cut") and "-o num_ctx=" in line
+
+
+def test_no_truncation_warning_for_a_prompt_that_fit(fake_ollama, ore_env) -> None:
+    result = run_ore("summarise", env=ore_env, input="a log line that goes on\n" * 4000)
+    assert result.returncode == 0 and result.stderr == ""
+    fake_ollama.prompt_eval_count = 30  # a cached prompt: few tokens read, nothing cut
+    assert run_ore("summarise", env=ore_env, input="x " * 4000).stderr == ""
+
+
+def test_artifact_version_v2_still_writes_exactly_v2(fake_ollama, ore_env, tmp_path) -> None:
+    import jsonschema
+
+    from ore.artifacts import load_schema
+
+    result = run_ore(
+        "-o", "seed=1", "hi", "--artifact-out", "--artifact-version", "v2", env=ore_env
+    )
+    assert result.returncode == 0, result.stderr
+    artifact = json.loads(result.stdout)
+    assert artifact["artifact_version"] == "ore.exec.v2" and "options" not in artifact["input"]
+    jsonschema.validate(artifact, load_schema("ore.exec.v2"))
