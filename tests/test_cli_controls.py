@@ -208,3 +208,143 @@ def test_artifact_version_v2_still_writes_exactly_v2(fake_ollama, ore_env, tmp_p
     artifact = json.loads(result.stdout)
     assert artifact["artifact_version"] == "ore.exec.v2" and "options" not in artifact["input"]
     jsonschema.validate(artifact, load_schema("ore.exec.v2"))
+
+
+# -- --schema ------------------------------------------------------------------------------------
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+    "required": ["name", "age"],
+}
+
+
+def test_a_field_list_compiles_to_json_schema_and_schema_show_prints_it(
+    fake_ollama, ore_env
+) -> None:
+    result = run_ore(
+        "--schema", "name, age int, tags list: short words", "--schema-show", env=ore_env
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "age": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "short words"},
+        },
+        "required": ["name", "age", "tags"],
+    }
+    assert fake_ollama.requests == []
+
+
+@pytest.mark.parametrize("given", ["fields", "inline", "file"])
+def test_a_valid_structured_answer_is_the_json_alone_on_stdout(
+    wire: Wire, tmp_path: Path, given: str
+) -> None:
+    schema = {
+        "fields": "name, age int",
+        "inline": json.dumps(PERSON),
+        "file": str(tmp_path / "person.json"),
+    }[given]
+    (tmp_path / "person.json").write_text(json.dumps(PERSON))
+    wire.answer('{"name": "Ann",\n "age": 41}')
+    result = run_ore("--schema", schema, "invent a person", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == '{"name": "Ann", "age": 41}\n' and result.stderr == ""
+    sent = body(wire)
+    if wire.name == "ollama":
+        assert sent["format"] == PERSON
+        assert set(sent) == PLAIN_KEYS["ollama"] | {"format"}
+    else:
+        assert sent["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": PERSON},
+        }
+        assert set(sent) == PLAIN_KEYS["openai"] | {"response_format"}
+
+
+def test_json_adds_the_parsed_answer_under_data(wire: Wire) -> None:
+    wire.answer('{"name": "Ann", "age": 41}')
+    result = run_ore("--schema", "name, age int", "--json", "x", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["data"] == {"name": "Ann", "age": 41}
+    assert printed["content"] == '{"name": "Ann", "age": 41}'
+
+
+@pytest.mark.parametrize(
+    "answer,words",
+    [
+        ('{"name": "Ann", "age": "forty"}', "does not match the schema at $.age"),
+        ('{"name": "Ann"}', "does not match the schema at $"),
+        ("Ann is 41.", "the answer is not JSON"),
+    ],
+)
+def test_an_invalid_structured_answer_is_exit_1_naming_the_path_and_kept(
+    wire: Wire, tmp_path: Path, answer: str, words: str
+) -> None:
+    wire.answer(answer)
+    path = tmp_path / "a.json"
+    result = run_ore("--schema", "name, age int", "x", "--artifact-out", str(path), env=wire.env)
+    assert result.returncode == 1
+    assert words in one_line_error(result) and result.stdout == ""
+    artifact = json.loads(path.read_text())
+    assert artifact["output"]["content"] == answer and artifact["input"]["schema"] == PERSON
+    as_json = run_ore("--schema", "name, age int", "x", "--json", env=wire.env)
+    assert as_json.returncode == 1 and words in one_line_error(as_json)
+    printed = json.loads(as_json.stdout)
+    assert printed["content"] == answer and "data" not in printed
+
+
+def test_the_schema_is_recorded_and_a_replay_sends_the_same_format(
+    wire: Wire, tmp_path: Path
+) -> None:
+    wire.answer('{"name": "Ann", "age": 41}')
+    path = tmp_path / "a.json"
+    made = run_ore("--schema", "name, age int", "x", "--artifact-out", str(path), env=wire.env)
+    assert made.returncode == 0, made.stderr
+    replay = run_ore("--artifact-in", str(path), env=wire.env)
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout == '{"name": "Ann", "age": 41}\n'
+    first, second = wire.chat_requests()
+    key = "format" if wire.name == "ollama" else "response_format"
+    assert second[key] == first[key]
+    assert json.loads(path.read_text())["input"]["schema"] == PERSON
+
+
+def test_a_chain_from_a_structured_answer_passes_the_json_on(
+    fake_ollama, ore_env, tmp_path
+) -> None:
+    fake_ollama.reply = '{"name": "Ann", "age": 41}'
+    path = tmp_path / "a.json"
+    made = run_ore("--schema", "name, age int", "x", "--artifact-out", str(path), env=ore_env)
+    assert made.returncode == 0, made.stderr
+    fake_ollama.reply = None
+    chained = run_ore("--artifact-in", str(path), "describe this person", env=ore_env)
+    assert chained.returncode == 0, chained.stderr
+    last = fake_ollama.chat_requests()[-1]
+    assert '{"name": "Ann", "age": 41}\n[/Artifact:' in last["messages"][-1]["content"]
+    assert "format" not in last  # a chain is a new turn: its own flags only
+
+
+@pytest.mark.parametrize(
+    "schema,words",
+    [
+        ('{"type": "objekt"}', "not a valid JSON Schema"),
+        ('{"type": "object",', "not valid JSON"),
+        ("[1, 2]", "is not NAME [TYPE]"),
+        ("name, age integer", "has type 'integer'"),
+        ("name, name", "more than once"),
+    ],
+)
+def test_a_schema_that_is_not_json_schema_is_exit_2_with_no_request(
+    fake_ollama, ore_env, schema: str, words: str
+) -> None:
+    wire = Wire("ollama", fake_ollama, ore_env)
+    assert words in refused(run_ore("--schema", schema, "x", env=ore_env), wire)
+
+
+def test_dry_run_shows_the_schema(fake_ollama, ore_env) -> None:
+    result = run_ore("--dry-run", "-m", "m", "--schema", "name, age int", "x", env=ore_env)
+    assert json.loads(result.stdout)["schema"] == PERSON and fake_ollama.requests == []
