@@ -6,6 +6,7 @@ with no request, and an artifact records them for its replay."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -348,3 +349,139 @@ def test_a_schema_that_is_not_json_schema_is_exit_2_with_no_request(
 def test_dry_run_shows_the_schema(fake_ollama, ore_env) -> None:
     result = run_ore("--dry-run", "-m", "m", "--schema", "name, age int", "x", env=ore_env)
     assert json.loads(result.stdout)["schema"] == PERSON and fake_ollama.requests == []
+
+
+# -- thinking ------------------------------------------------------------------------------------
+
+
+def run_with_terminal_stderr(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """`ore ARGS` with stderr on a pseudo-terminal (stdout and stdin stay pipes): the exit
+    code, stdout, and what reached the terminal."""
+    import os
+    import pty
+    import subprocess
+
+    from _cli import ORE
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [ORE or "ore", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=slave, env=env, timeout=30,
+        )  # fmt: skip
+    finally:
+        os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return proc.returncode, proc.stdout.decode(), seen.decode(errors="replace")
+
+
+def _think(wire: Wire, reasoning: str) -> None:
+    if wire.name == "ollama":
+        wire.fake.thinking = reasoning
+    else:
+        wire.fake.reasoning = reasoning
+
+
+@pytest.mark.parametrize(
+    "flags,ollama,openai",
+    [
+        (["--think"], True, None),
+        (["--think", "high"], "high", "high"),
+        (["--think=low"], "low", "low"),
+        (["--no-think"], False, "none"),
+    ],
+)
+def test_think_flags_put_the_documented_field_in_the_request(
+    wire: Wire, flags: list[str], ollama: object, openai: object
+) -> None:
+    result = run_ore(*flags, "how many r in strawberry", env=wire.env)
+    if wire.name == "openai" and openai is None:
+        assert "give one" in refused(result, wire)
+        return
+    assert result.returncode == 0, result.stderr
+    sent = body(wire)
+    assert sent["messages"][-1]["content"] == "how many r in strawberry"
+    if wire.name == "ollama":
+        assert sent["think"] == ollama and set(sent) == PLAIN_KEYS["ollama"] | {"think"}
+    else:
+        assert sent["reasoning_effort"] == openai
+        assert set(sent) == PLAIN_KEYS["openai"] | {"reasoning_effort"}
+
+
+def test_a_bad_think_level_is_exit_2(fake_ollama, ore_env) -> None:
+    wire = Wire("ollama", fake_ollama, ore_env)
+    assert "not a level" in refused(run_ore("--think=lots", "x", env=ore_env), wire)
+
+
+@pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
+@pytest.mark.parametrize("color", [True, False], ids=["colour", "NO_COLOR"])
+def test_reasoning_streams_dimmed_to_a_terminal_and_never_to_stdout_or_the_session(
+    wire: Wire, stream: str, color: bool
+) -> None:
+    _think(wire, "I count the letters one by one")
+    wire.answer("There are 3.")
+    env = {**wire.env, "TERM": "xterm"}
+    if not color:
+        env["NO_COLOR"] = "1"
+    else:
+        env.pop("NO_COLOR", None)
+    code, stdout, terminal = run_with_terminal_stderr(
+        "--think=high", stream, "--save-session", "s", "how many r", env=env
+    )
+    assert code == 0, terminal
+    assert stdout == "There are 3.\n"
+    assert "count the letters one by one" in re.sub(r"\x1b\[[0-9;]*m", "", terminal)
+    assert ("\x1b[2m" in terminal) is color
+    stored = (Path(env["ORE_HOME"]) / "sessions" / "s.json").read_text()
+    assert "count the letters" not in stored and "There are 3." in stored
+
+
+def test_in_a_pipe_reasoning_is_printed_only_when_asked(wire: Wire) -> None:
+    _think(wire, "secret musings")
+    plain = run_ore("--think=low", "q", env=wire.env)
+    assert plain.returncode == 0 and "musings" not in plain.stderr + plain.stdout
+    verbose = run_ore("--think=low", "-v", "q", env=wire.env)
+    assert "secret musings" in verbose.stderr and "musings" not in verbose.stdout
+    hidden = run_with_terminal_stderr("--think=low", "--hide-thinking", "q", env=wire.env)
+    assert hidden[0] == 0 and "musings" not in hidden[1] + hidden[2]
+
+
+def test_json_and_the_artifact_carry_the_reasoning_apart(wire: Wire, tmp_path: Path) -> None:
+    _think(wire, "step one, step two")
+    wire.answer("done")
+    printed = json.loads(run_ore("--think=low", "--json", "q", env=wire.env).stdout)
+    assert printed["thinking"] == "step one, step two" and printed["content"] == "done"
+    path = tmp_path / "a.json"
+    assert run_ore("--think=low", "q", "--artifact-out", str(path), env=wire.env).returncode == 0
+    artifact = json.loads(path.read_text())
+    assert artifact["output"]["thinking"] == "step one, step two"
+    assert artifact["output"]["content"] == "done" and artifact["input"]["think"] == "low"
+
+
+@pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
+def test_an_inline_think_block_is_split_out_the_same_way(wire: Wire, stream: str) -> None:
+    wire.answer("<think>\nthe user wants a number\n</think>\n\nThe answer is 42.")
+    result = run_ore(stream, "-v", "--save-session", "s", "q", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The answer is 42.\n"
+    assert "the user wants a number" in result.stderr
+    stored = (Path(wire.env["ORE_HOME"]) / "sessions" / "s.json").read_text()
+    assert "<think>" not in stored and "wants a number" not in stored
+    printed = json.loads(run_ore("--json", "q", env=wire.env).stdout)
+    assert printed["thinking"] == "the user wants a number"
+    assert printed["content"] == "The answer is 42."
+
+
+def test_an_answer_that_is_only_reasoning_is_empty(wire: Wire) -> None:
+    wire.answer("<think>still thinking when it stopped")
+    result = run_ore("q", env=wire.env)
+    assert result.returncode == 1 and "empty answer (only its reasoning)" in one_line_error(result)
