@@ -485,3 +485,148 @@ def test_an_answer_that_is_only_reasoning_is_empty(wire: Wire) -> None:
     wire.answer("<think>still thinking when it stopped")
     result = run_ore("q", env=wire.env)
     assert result.returncode == 1 and "empty answer (only its reasoning)" in one_line_error(result)
+
+
+# -- --attach ------------------------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+JPEG = b"\xff\xd8\xff\xe0" + b"jfif" * 100
+WEBP = b"RIFF\x00\x01\x00\x00WEBPVP8 " + b"w" * 100
+GIF = b"GIF89a" + b"g" * 100
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
+
+
+def _images(wire: Wire, request: dict[str, Any]) -> list[str]:
+    """The base64 of each image on the request's last message."""
+    last = request["messages"][-1]
+    if wire.name == "ollama":
+        return list(last.get("images", []))
+    parts = last["content"]
+    assert parts[0] == {"type": "text", "text": "what is this?"}
+    urls = [p["image_url"]["url"] for p in parts[1:]]
+    assert all(u.startswith("data:image/") for u in urls)
+    return [u.partition(";base64,")[2] for u in urls]
+
+
+def test_an_image_reaches_the_user_message_base64_encoded(wire: Wire, tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(PNG)
+    (tmp_path / "b.txt").write_bytes(JPEG)  # recognised by its bytes, not its name
+    result = run_ore("-a", str(tmp_path / "a.png"), "-a", str(tmp_path / "b.txt"),
+                     "what is this?", env=wire.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    sent = body(wire)
+    assert _images(wire, sent) == [_b64(PNG), _b64(JPEG)]
+    if wire.name == "openai":
+        url = sent["messages"][-1]["content"][2]["image_url"]["url"]
+        assert url.startswith("data:image/jpeg;base64,")
+    assert [set(m) for m in sent["messages"][:-1]] == [{"role", "content"}]
+    assert set(sent) == PLAIN_KEYS[wire.name]
+
+
+@pytest.mark.parametrize("data,media", [(WEBP, "image/webp"), (GIF, "image/gif")])
+def test_webp_and_gif_are_recognised(fake_ollama, ore_env, tmp_path, data, media) -> None:
+    (tmp_path / "pic").write_bytes(data)
+    result = run_ore("--dry-run", "-m", "m", "-a", str(tmp_path / "pic"), "what?", env=ore_env)
+    (shown,) = json.loads(result.stdout)["images"]
+    assert shown["media_type"] == media and shown["size"] == len(data)
+
+
+def test_an_image_from_stdin_with_the_prompt_as_an_argument(wire: Wire) -> None:
+    result = run_ore("-a", "-", "what is this?", env=wire.env, input=PNG)
+    assert result.returncode == 0, result.stderr
+    assert _images(wire, body(wire)) == [_b64(PNG)]
+    no_prompt = run_ore("-a", "-", env=wire.env, input=PNG)
+    assert no_prompt.returncode == 2 and "as an argument" in no_prompt.stderr
+
+
+@pytest.mark.parametrize("case", ["text", "too-large", "missing", "directory"])
+def test_a_file_that_is_no_image_or_too_large_is_refused_before_any_request(
+    fake_ollama, ore_env, tmp_path: Path, case: str
+) -> None:
+    path = tmp_path / "x.png"
+    if case == "text":
+        path.write_text("just some text, named like an image\n")
+    elif case == "too-large":
+        with open(path, "wb") as f:
+            f.write(PNG)
+            f.truncate(30 * 1024 * 1024)  # 30 MiB
+    elif case == "directory":
+        path.mkdir()
+    result = run_ore("-a", str(path), "what is this?", env=ore_env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert {"text": "not a PNG, JPEG, WebP or GIF", "too-large": "20 MiB", "missing": "no such",
+            "directory": "directory"}[case] in line  # fmt: skip
+    assert fake_ollama.requests == []
+
+
+def test_images_are_never_stored_in_a_session(fake_ollama, ore_env, tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(PNG)
+    args = ["-a", str(tmp_path / "a.png"), "--save-session", "s", "what is this?"]
+    assert run_ore(*args, env=ore_env).returncode == 0
+    assert run_ore("--resume-session", "s", "and now?", env=ore_env).returncode == 0
+    stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text()
+    assert _b64(PNG)[:40] not in stored and "images" not in stored
+    second = fake_ollama.chat_requests()[1]
+    assert all("images" not in m for m in second["messages"])
+
+
+def test_the_artifact_records_each_image_and_a_replay_refuses_a_changed_file(
+    wire: Wire, tmp_path: Path
+) -> None:
+    import hashlib
+
+    image, path = tmp_path / "a.png", tmp_path / "a.json"
+    image.write_bytes(PNG)
+    wire.answer("a cat")  # not an echo: the fake OpenAI server would echo the image parts
+    made = run_ore("-a", str(image), "what is this?", "--artifact-out", str(path), env=wire.env)
+    assert made.returncode == 0, made.stderr
+    (record,) = json.loads(path.read_text())["input"]["images"]
+    assert record == {"name": str(image), "media_type": "image/png", "size": len(PNG),
+                      "sha256": hashlib.sha256(PNG).hexdigest()}  # fmt: skip
+    assert _b64(PNG)[:40] not in path.read_text()
+    assert run_ore("--artifact-in", str(path), env=wire.env).returncode == 0
+    first, second = wire.chat_requests()
+    assert _images(wire, second) == _images(wire, first) == [_b64(PNG)]
+    image.write_bytes(PNG + b"changed")
+    changed = run_ore("--artifact-in", str(path), env=wire.env)
+    assert changed.returncode == 1 and "changed since the artifact was recorded" in one_line_error(
+        changed
+    )
+    assert len(wire.chat_requests()) == 2
+
+
+def test_a_server_that_says_the_model_reads_no_images_is_one_clear_line(
+    fake_ollama, ore_env, tmp_path: Path
+) -> None:
+    (tmp_path / "a.png").write_bytes(PNG)
+    fake_ollama.http_error = (500, {"error": "this model does not support images"})
+    result = run_ore("-a", str(tmp_path / "a.png"), "what is this?", env=ore_env)
+    line = one_line_error(result)
+    assert "cannot read images" in line and "llama3.2:latest" in line and "vision model" in line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--artifact-in", "a.json", "-a", "x.png"],
+        ["--artifact-in", "-", "-a", "-", "q"],
+        ["-c", "-a", "-"],
+        ["--think", "--no-think", "q"],
+        ["-x", "--extract-last", "q"],
+        ["-x", "--json", "q"],
+        ["-x", "--schema", "a", "q"],
+        ["--schema", "a", "--stream", "q"],
+        ["--schema-show"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_controls_that_cannot_be_combined_are_usage_errors(fake_ollama, ore_env, args) -> None:
+    result = run_ore(*args, env=ore_env)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and fake_ollama.requests == []
