@@ -630,3 +630,44 @@ def test_controls_that_cannot_be_combined_are_usage_errors(fake_ollama, ore_env,
     result = run_ore(*args, env=ore_env)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and fake_ollama.requests == []
+
+
+# -- -u/--usage and -x/--extract -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
+def test_usage_prints_one_line_after_the_answer(wire: Wire, stream: str) -> None:
+    result = run_ore("-u", stream, "hi", env=wire.env)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stderr.splitlines()
+    match = re.fullmatch(
+        r"\[usage\] (\d+) tokens in, (\d+) out, ([0-9.]+) s, ([0-9.]+) tokens/s", line
+    )
+    assert match is not None, line
+    if wire.name == "ollama":
+        assert match.group(3) == "5.19"  # the fake's total_duration
+    else:
+        assert match.group(1) == "26"  # usage.prompt_tokens, streamed too (include_usage)
+
+
+ANSWER = "Run this:\n```bash\nwc -l *.py\n```\nor in Python:\n~~~python\nprint(1)\n~~~\n"
+
+
+@pytest.mark.parametrize("flag,printed", [("-x", "wc -l *.py\n"), ("--extract-last", "print(1)\n")])
+def test_extract_prints_one_code_block_and_keeps_the_whole_answer(
+    wire: Wire, tmp_path: Path, flag: str, printed: str
+) -> None:
+    wire.answer(ANSWER)
+    path = tmp_path / "a.json"
+    result = run_ore(flag, "--save-session", "s", "count lines", "--artifact-out", str(path),
+                     env=wire.env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == printed
+    stored = json.loads((Path(wire.env["ORE_HOME"]) / "sessions" / "s.json").read_text())
+    assert stored["messages"][-1]["content"] == ANSWER
+    assert json.loads(path.read_text())["output"]["content"] == ANSWER
+
+
+def test_extract_without_a_code_block_prints_the_whole_answer(wire: Wire) -> None:
+    wire.answer("no code here")
+    assert run_ore("-x", "q", env=wire.env).stdout == "no code here\n"
