@@ -149,10 +149,12 @@ def test_dry_run_shows_every_control_and_calls_nothing(fake_ollama, ore_env) -> 
 
 
 def test_options_are_never_stored_in_a_session(fake_ollama, ore_env) -> None:
-    result = run_ore(*_o("temperature=0.25"), "--save-session", "s", "hi", env=ore_env)
+    result = run_ore(*_o("temperature=0.25", "stop=ZQX-STOP"), "--save-session", "s", "hi",
+                     env=ore_env)  # fmt: skip
     assert result.returncode == 0, result.stderr
     stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text()
-    assert "temperature" not in stored and "0.25" not in stored
+    assert "temperature" not in stored and "ZQX-STOP" not in stored
+    assert {m["content"] for m in json.loads(stored)["messages"]} == {"hi", "echo: hi"}
 
 
 def test_options_are_recorded_and_a_replay_sends_them_again_one_overridden(

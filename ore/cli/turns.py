@@ -21,9 +21,7 @@ from .. import __version__
 from ..errors import OreError
 from .console import is_terminal, note, out, print_json, report
 from .context import gather, plan_context
-from .controls import turn_options
 from .options import Options, parse_size
-from .present import Display, Outcome, Sink, deliver, finish, outcome, response_json
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
@@ -31,6 +29,7 @@ if TYPE_CHECKING:
     from ..core import Turn
     from ..store import FileSessionStore
     from ..types import Message, Reasoner, Session, TurnContext, TurnOptions
+    from .present import Display, Outcome, Sink
 
 __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_turn"]
 
@@ -102,19 +101,23 @@ def _execute(
     """The one place a turn is executed (streamed through `sink` when the display says so);
     an empty answer raises here, before anything is saved or written."""
     from ..core import execute
+    from .present import outcome
 
     started = time.monotonic()
-    turn = execute(
-        messages,
-        session,
-        ctx.tool_results,
-        ctx.skills,
-        reasoner=reasoner,
-        system=system,
-        on_token=sink.token if display.stream else None,
-        options=controls,
-        on_thinking=sink.thinking if display.stream else None,
-    )
+    try:
+        turn = execute(
+            messages,
+            session,
+            ctx.tool_results,
+            ctx.skills,
+            reasoner=reasoner,
+            system=system,
+            on_token=sink.token if display.stream else None,
+            options=controls,
+            on_thinking=sink.thinking if display.stream else None,
+        )
+    finally:
+        sink.close_reasoning()  # an error line never continues the reasoning's line
     return outcome(turn, display, sink, time.monotonic() - started)
 
 
@@ -150,6 +153,8 @@ def _show(
     artifact: ExecutionArtifact | None = None, routing: Mapping[str, Any] | None = None,
 ) -> None:  # fmt: skip
     """After the turn is saved: the answer, `--json`, `--artifact-out -`, then `finish`."""
+    from .present import deliver, finish, response_json
+
     deliver(result, display, sink, kept=kept)
     if o.as_json:
         print_json(response_json(result, routing))
@@ -161,6 +166,8 @@ def _show(
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
     from ..backends import backend_name, model_for, requested_model
+    from .controls import turn_options
+    from .present import Display, Sink
 
     piped = None if "-" in (o.attach or ()) else _read_stdin()  # stdin may hold the image
     prompt = combine_prompt(o.prompt, piped)
@@ -269,6 +276,8 @@ def artifact_turn(o: Options) -> None:
     from ..artifacts import plan_turn, read_artifact
     from ..backends import backend_name
     from ..types import TurnContext
+    from .controls import turn_options
+    from .present import Display, Sink
 
     if o.session_name is not None:
         raise click.UsageError("--artifact-in and a session flag cannot be used together.")
@@ -333,6 +342,8 @@ def repl(o: Options) -> int:
     from ..backends import backend_name, model_for
     from ..paths import ore_home
     from ..types import Session
+    from .controls import turn_options
+    from .present import Display, Sink, deliver, finish
     from .repl import read_lines, run_repl
 
     plan = plan_context(o)
