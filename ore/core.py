@@ -5,9 +5,16 @@ turn-scoped tool results and skills, the system text and the reasoner itself. `e
 one reasoner call, does no other I/O, keeps no state between calls and mutates nothing it was
 given; the session that includes this turn comes back as a new value.
 
-The message list sent to the reasoner is, in this order::
+The message list sent to the reasoner has one shape that every chat template accepts::
 
-    [system persona] + [skills, role=system] + [tool results, role=user] + session history + input
+    [one system message: persona, then each skill as a marked block]
+    + session history (user and assistant, alternating)
+    + [one user message: each tool or artifact result as a marked block, then the input]
+
+Shape 2 (ORE 0.11): tool results used to be separate user messages before the history, and each
+skill a system message of its own (shape 1, ORE 0.6 to 0.10). Chat templates keep only the first
+system message, or refuse two user messages in a row, so both now travel in the turn's own
+messages. Tool output stays in a user message, marked: untrusted text never gains the system role.
 """
 
 from __future__ import annotations
@@ -15,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .types import ActiveSkill, Message, Reasoner, Response, Session, ToolResult
+from .types import (
+    NO_TURN_OPTIONS,
+    ActiveSkill,
+    Message,
+    Reasoner,
+    Response,
+    Session,
+    ToolResult,
+    TurnOptions,
+)
 
 __all__ = ["Turn", "build_messages", "execute", "render_skill", "render_tool_result"]
 
@@ -27,22 +43,31 @@ class Turn:
     :param response: what the reasoner answered.
     :param session: the session including this turn's input and answer (None without a session).
     :param sent: exactly the message list the reasoner received.
+    :param options: exactly the extra request fields it received with them.
     """
 
     response: Response
     session: Session | None
     sent: tuple[Message, ...]
+    options: TurnOptions = NO_TURN_OPTIONS
 
 
-def render_skill(skill: ActiveSkill) -> Message:
-    """A skill's instructions as the system message the reasoner sees."""
-    return Message(role="system", content=f"[Skill:{skill.name}]\n{skill.instructions}")
+def _block(kind: str, name: str, text: str) -> str:
+    """`text` between `[KIND:NAME]` and `[/KIND:NAME]` lines, so where it ends is never a guess."""
+    end = "" if text.endswith("\n") else "\n"
+    return f"[{kind}:{name}]\n{text}{end}[/{kind}:{name}]"
 
 
-def render_tool_result(result: ToolResult) -> Message:
-    """A tool's (or an upstream artifact's) output as a user message marked with its source."""
-    label = "Artifact" if result.kind == "artifact" else "Tool"
-    return Message(role="user", content=f"[{label}:{result.tool_name}]\n{result.output}")
+def render_skill(skill: ActiveSkill) -> str:
+    """A skill's instructions as the marked block the system message carries."""
+    return _block("Skill", skill.name, skill.instructions)
+
+
+def render_tool_result(result: ToolResult) -> str:
+    """A tool's (or an upstream artifact's) output as the marked block the user message carries."""
+    return _block(
+        "Artifact" if result.kind == "artifact" else "Tool", result.tool_name, result.output
+    )
 
 
 def build_messages(
@@ -56,25 +81,36 @@ def build_messages(
     """The exact message list one turn sends: pure, so `--dry-run` can show it without a call.
 
     :param messages: this turn's input, appended last. Normally one user message; a replay of a
-        recorded turn passes the whole recorded list (with no session and no system), which is
-        why other roles are allowed here, but never system messages alongside a session.
+        recorded turn passes the whole recorded list (with no session, no system, no skills and
+        no tool results), which comes back unchanged.
     :param session: prior turns, or None for a stateless turn.
-    :param tool_results: turn-scoped tool output, injected after skills and before history.
-    :param skills: turn-scoped skill instructions, injected right after the system persona.
-    :param system: the persona or one-shot system prompt; None or empty sends none.
+    :param tool_results: turn-scoped tool output, as marked blocks at the head of the last input
+        message (which must then be a user message), before the user's own words.
+    :param skills: turn-scoped skill instructions, as marked blocks after the persona in the one
+        system message.
+    :param system: the persona or one-shot system prompt; None or empty sends none (the system
+        message then holds only the skills, if any).
     """
     if not messages:
         raise ValueError("a turn needs at least one input message")
     if session is not None and any(m.role == "system" for m in messages):
         raise ValueError("system messages are never stored in a session: pass them as `system`")
-    head = (Message(role="system", content=system),) if system else ()
-    return (
-        head
-        + tuple(render_skill(s) for s in skills)
-        + tuple(render_tool_result(r) for r in tool_results)
-        + (session.messages if session is not None else ())
-        + tuple(messages)
-    )
+    parts = ([system] if system else []) + [render_skill(s) for s in skills]
+    head = (Message(role="system", content="\n\n".join(parts)),) if parts else ()
+    turn = tuple(messages)
+    if tool_results:
+        last = turn[-1]
+        if last.role != "user":
+            raise ValueError(
+                "tool results go in the turn's user message: the input must end with one"
+            )
+        blocks = [render_tool_result(r) for r in tool_results]
+        content = "\n\n".join([*blocks, last.content])
+        turn = (
+            *turn[:-1],
+            Message(role="user", content=content, id=last.id, timestamp=last.timestamp),
+        )
+    return head + (session.messages if session is not None else ()) + turn
 
 
 def execute(
@@ -86,19 +122,27 @@ def execute(
     reasoner: Reasoner,
     system: str | None = None,
     on_token: Callable[[str], None] | None = None,
+    options: TurnOptions = NO_TURN_OPTIONS,
+    on_thinking: Callable[[str], None] | None = None,
 ) -> Turn:
     """Run one turn: build the message list, make exactly one reasoner call, return the outcome.
 
     :param on_token: when given, the reasoner streams and each piece of text is passed here as it
         arrives; the returned response holds the whole text either way.
+    :param options: the turn's extra request fields (model options, schema, thinking, images),
+        passed to the reasoner call untouched; never stored in the session.
+    :param on_thinking: with `on_token`, each piece of the model's reasoning is passed here.
 
     If the call raises (a server error, Ctrl-C), nothing was changed: the caller's session is still
     the one it had, so a cancelled reply leaves no half turn behind.
     """
     sent = build_messages(messages, session, tool_results, skills, system=system)
-    response = reasoner.complete(sent) if on_token is None else reasoner.stream(sent, on_token)
+    if on_token is None:
+        response = reasoner.complete(sent, options)
+    else:
+        response = reasoner.stream(sent, on_token, options, on_thinking)
     new_session = None
     if session is not None:
         answer = Message(role="assistant", content=response.content, timestamp=response.timestamp)
         new_session = session.append(*messages, answer)
-    return Turn(response=response, session=new_session, sent=sent)
+    return Turn(response=response, session=new_session, sent=sent, options=options)

@@ -2,6 +2,8 @@
 
     OreError                  exit 1 unless a subclass says otherwise
     ├── DataError             a contract (message, session, artifact ...) read from untrusted data is malformed
+    ├── OptionError           a turn control (-o, --keep-alive, --schema, --think) is malformed, or
+    │                         the chosen backend cannot send it (a usage error, exit 2)
     ├── ModelError            the model server could not give an answer
     │   ├── ServerUnreachable     nothing listens at the configured address, or it timed out
     │   ├── ModelNotFound         the server does not have the requested model
@@ -33,6 +35,7 @@ __all__ = [
     "ModelError",
     "ModelNotFound",
     "NoModels",
+    "OptionError",
     "OreError",
     "RouteError",
     "ServerUnreachable",
@@ -57,6 +60,14 @@ class OreError(Exception):
 
 class DataError(OreError):
     """Raised when a contract read from untrusted data (JSON on disk, stdin) is malformed."""
+
+
+class OptionError(OreError):
+    """Raised when a turn control is malformed (a wrong type or range, an unknown key, a schema
+    that is not JSON Schema) or the chosen backend cannot honour it: a usage error, found before
+    any request."""
+
+    exit_code: ClassVar[int] = 2
 
 
 class ModelError(OreError):

@@ -17,8 +17,10 @@ from typing import Any, Literal, Protocol
 from .errors import DataError
 
 __all__ = [
+    "NO_TURN_OPTIONS",
     "ROLES",
     "ActiveSkill",
+    "Image",
     "Message",
     "Reasoner",
     "Response",
@@ -28,6 +30,7 @@ __all__ = [
     "SkillMetadata",
     "ToolResult",
     "TurnContext",
+    "TurnOptions",
     "messages_to_dicts",
     "new_id",
     "now",
@@ -158,6 +161,10 @@ class Response:
     Known metadata keys (present when the backend gives them): `eval_count`, `prompt_eval_count`,
     `eval_duration`, `prompt_eval_duration`, `total_duration`, `load_duration` (durations in
     integer nanoseconds), `done_reason`, `backend`.
+
+    `thinking` is the model's reasoning, apart from the answer in `content` (a thinking model's
+    own field, or an inline `<think>...</think>` block split from the start of the text); it is
+    never part of `content`, so it never reaches stdout or a session.
     """
 
     content: str
@@ -165,19 +172,26 @@ class Response:
     id: str = field(default_factory=new_id)
     timestamp: float = field(default_factory=now)
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    thinking: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", valid_text(self.content))
         object.__setattr__(self, "model_id", valid_text(self.model_id))
+        object.__setattr__(self, "thinking", valid_text(self.thinking))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON form; `thinking` only when there was some (so a plain answer's keys are
+        exactly upstream's)."""
+        data: dict[str, Any] = {
             "id": self.id,
             "model_id": self.model_id,
             "content": self.content,
             "timestamp": self.timestamp,
             "metadata": dict(self.metadata),
         }
+        if self.thinking:
+            data["thinking"] = self.thinking
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> Response:
@@ -188,6 +202,7 @@ class Response:
             id=_str(d, "id", "response"),
             timestamp=_float(d, "timestamp", "response"),
             metadata=_dict(d, "metadata", "response"),
+            thinking=_str(d, "thinking", "response", default=""),
         )
 
 
@@ -369,6 +384,83 @@ class TurnContext:
     routing: RoutingDecision | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image attached to one turn (`--attach`): turn-scoped like a tool result, never stored
+    in a session. `name` is the path as given ("-" for stdin); what is recorded of it (in an
+    artifact) is `record()`: never the bytes."""
+
+    name: str
+    media_type: str
+    data: bytes = field(repr=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @property
+    def sha256(self) -> str:
+        import hashlib  # only a turn with an image pays for it
+
+        return hashlib.sha256(self.data).hexdigest()
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "media_type": self.media_type,
+            "size": self.size,
+            "sha256": self.sha256,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOptions:
+    """What one turn asks of the model besides its messages; per invocation, never stored in a
+    session. The core passes it to the one reasoner call untouched; each backend puts it on its
+    wire (see docs/turn-controls.md). All default: the request is exactly a plain turn's.
+
+    :param options: model options by Ollama's names (`temperature`, `num_predict`, `stop` as a
+        list, ...), already typed and range-checked.
+    :param keep_alive: Ollama's `keep_alive` (seconds as an int, or a duration such as "5m").
+    :param schema: a JSON Schema the answer must follow (Ollama `format`, OpenAI
+        `response_format`).
+    :param think: True/False, or a level ("low", "medium", "high"); None lets the server decide.
+    :param images: images for the turn's user message.
+    """
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    keep_alive: str | int | None = None
+    schema: Mapping[str, Any] | None = None
+    think: bool | str | None = None
+    images: tuple[Image, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of what is set (images as their records), as `--dry-run` shows it and
+        an artifact records it; `{}` when nothing is."""
+        data: dict[str, Any] = {}
+        if self.options:
+            data["options"] = {
+                k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()
+            }
+        if self.keep_alive is not None:
+            data["keep_alive"] = self.keep_alive
+        if self.schema is not None:
+            data["schema"] = dict(self.schema)
+        if self.think is not None:
+            data["think"] = self.think
+        if self.images:
+            data["images"] = [image.record() for image in self.images]
+        return data
+
+
+#: A turn with no extra request fields.
+NO_TURN_OPTIONS = TurnOptions()
+
+
 def messages_to_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The JSON form of a message list (used by --dry-run, artifacts and stores)."""
     return [m.to_dict() for m in messages]
@@ -377,16 +469,26 @@ def messages_to_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
 class Reasoner(Protocol):
     """Turns an ordered message list into one response, by one call to a model.
 
-    The core calls nothing else; `ore.backends` provides the implementations.
+    The core calls nothing else; `ore.backends` provides the implementations. `options` are the
+    turn's extra request fields (none by default: a plain request).
     """
 
     @property
     def model_id(self) -> str: ...
 
-    def complete(self, messages: Sequence[Message]) -> Response:
+    def complete(
+        self, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response:
         """Return the whole answer at once."""
         ...
 
-    def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
-        """Pass each piece of the answer to `on_token` as it arrives, then return the whole."""
+    def stream(
+        self,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
+    ) -> Response:
+        """Pass each piece of the answer to `on_token` (and of the reasoning, if any, to
+        `on_thinking`) as it arrives, then return the whole."""
         ...

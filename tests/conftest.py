@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_ollama import FakeOllama
@@ -42,3 +43,41 @@ def ore_env(tmp_path: Path, fake_ollama: FakeOllama) -> dict[str, str]:
         PATH=os.pathsep.join([str(Path(sys.prefix) / "bin"), env.get("PATH", "")]),
     )
     return env
+
+
+class Wire:
+    """One loopback server of either kind, seen the same way by a test: its environment for
+    `ore`, the chat request bodies it got, and the knobs for its next answers."""
+
+    def __init__(self, name: str, fake: Any, env: dict[str, str]) -> None:
+        self.name = name
+        self.fake = fake
+        self.env = env
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return list(self.fake.chat_requests())
+
+    def answer(self, text: str | None) -> None:
+        """The text of the next answers (None: the fake's echo of the last user message)."""
+        self.fake.reply = text
+
+    def finish(self, reason: str) -> None:
+        """`done_reason` (Ollama) or `finish_reason` (OpenAI) of the next answers."""
+        if self.name == "ollama":
+            self.fake.done_reason = reason
+        else:
+            self.fake.finish_reason = reason
+
+
+@pytest.fixture(params=["ollama", "openai"])
+def wire(
+    request: pytest.FixtureRequest, fake_ollama: FakeOllama, ore_env: dict[str, str]
+) -> Iterator[Wire]:
+    """Each test runs against the loopback Ollama, then against the loopback OpenAI server."""
+    if request.param == "ollama":
+        yield Wire("ollama", fake_ollama, ore_env)
+        return
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as srv:
+        yield Wire("openai", srv, {**ore_env, "ORE_BACKEND": "openai", "ORE_BASE_URL": srv.url})

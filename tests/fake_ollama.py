@@ -41,7 +41,11 @@ Reply = str | list[str] | Callable[[dict[str, Any]], "str | list[str]"]
 _FAULTS_OFF = {"http_error": None, "mid_stream_error": None, "drop_connection": False}
 _FAULTS_OFF |= {"delay": 0.0, "hang": False, "endless": False, "raw_body": None}
 ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
-_KNOBS = frozenset({"models", "reply", "pieces", "fault_count", "context_length", *_FAULTS_OFF})
+_KNOBS = frozenset(
+    {"models", "reply", "pieces", "done_reason", "prompt_eval_count", "thinking", "fault_count"}
+    | {"context_length"}
+    | set(_FAULTS_OFF)
+)
 
 
 def _now() -> str:
@@ -259,11 +263,12 @@ class _Handler(BaseHTTPRequestHandler):
             **head,
             "message": {"role": "assistant", "content": ""},
             "done": True,
-            "done_reason": "stop",
+            "done_reason": cfg["done_reason"],
             "total_duration": 5_191_566_416,
             "load_duration": 2_154_458,
             # A real server cuts a prompt longer than its window and counts what it kept.
-            "prompt_eval_count": min(prompt // 4 + 1, cfg["context_length"] or prompt // 4 + 1),
+            "prompt_eval_count": cfg["prompt_eval_count"]
+            or min(prompt // 4 + 1, cfg["context_length"] or prompt // 4 + 1),
             "prompt_eval_duration": 383_809_000,
             "eval_count": len(parts),
             "eval_duration": 4_799_921_000,
@@ -274,6 +279,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(500, {"error": error})
             else:
                 final["message"]["content"] = "".join(parts)
+                if cfg["thinking"]:
+                    final["message"]["thinking"] = cfg["thinking"]
                 self._send(200, json.dumps(final).encode(), "application/json; charset=utf-8", drop)
             return
         self.send_response(200)
@@ -281,6 +288,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         cut = max(1, len(parts) // 2) if drop or error is not None else len(parts)
+        for thought in _split(cfg["thinking"], None) if cfg["thinking"] else ():
+            message = {"role": "assistant", "content": "", "thinking": thought}
+            self._chunk(json.dumps({**head, "message": message, "done": False}).encode() + b"\n")
         for part in parts[:cut]:
             piece = {**head, "message": {"role": "assistant", "content": part}, "done": False}
             self._chunk(json.dumps(piece).encode() + b"\n")
@@ -334,12 +344,9 @@ class FakeOllama:
     Knobs (plain attributes, safe to change between requests from any thread):
     `models` (installed names), `reply` (None = "echo: <last user message>"; a str; a list of
     pieces; or a callable(request_json) -> str | list[str]), `pieces` (None = one piece per
-    word, N = N slices), `context_length` (None, or N: `prompt_eval_count` is at most N, as
-    when a real server cuts a prompt longer than its context window), and the chat faults `http_error` ((status, dict | str) answered instead),
-    `mid_stream_error` (a message: a 200 stream with some pieces, then `{"error": ...}`; a
-    non-stream request gets 500), `drop_connection` (close the socket mid-body), `delay`
-    (seconds before answering), `hang` (True or seconds: never answer, then close). Faults apply
-    to every chat request while set; `fault_count = N` clears them all after the next N.
+            # A real server cuts a prompt longer than its window and counts what it kept.
+            "prompt_eval_count": cfg["prompt_eval_count"]
+            or min(prompt // 4 + 1, cfg["context_length"] or prompt // 4 + 1),
     """
 
     def __init__(
@@ -357,6 +364,9 @@ class FakeOllama:
         self.reply: Reply | None = reply
         self.pieces: int | None = None
         self.context_length: int | None = None
+        self.done_reason = "stop"
+        self.prompt_eval_count: int | None = None
+        self.thinking: str | None = None
         self.http_error: tuple[int, Any] | None = None
         self.mid_stream_error: str | None = None
         self.drop_connection = False

@@ -46,6 +46,7 @@ FAULTS = (
     "nested-json",  # a 200 reply nested 100,000 levels deep
     "nan-usage",  # a reply whose usage counts are NaN and Infinity
     "endless",  # an answer that never ends (bounded here: 256 MiB or 60 s)
+    "empty-stream",  # 200, an event stream opened and closed with no event (llama.cpp, prompt too long)
 )
 
 
@@ -146,7 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         messages = body.get("messages") or [{}]
         users = [m for m in messages if m.get("role") == "user"] or [{}]
-        answer = f"You said: {users[-1].get('content', '')}"
+        answer = self.server.reply
+        if answer is None:
+            answer = f"You said: {users[-1].get('content', '')}"
         if fault == "nested-json":
             self._send(200, b'{"choices": ' + b"[" * 100_000, "application/json")
             return
@@ -166,7 +169,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "malformed":
             self._send(200, b'{"choices": [', "application/json")
         else:
-            self._json(200, _completion(model, answer, len(messages)))
+            reply = _completion(model, answer, len(messages))
+            reply["choices"][0]["finish_reason"] = self.server.finish_reason
+            if self.server.reasoning:
+                reply["choices"][0]["message"]["reasoning_content"] = self.server.reasoning
+            self._json(200, reply)
 
     def _authorised(self) -> bool:
         expected = self.server.api_key
@@ -233,8 +240,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(self, model: str, answer: str, usage: bool) -> None:
         fault = self.server.fault
         self._open_events()
-        words = [w + " " for w in answer.split(" ")]
-        words[-1] = words[-1].rstrip(" ")
+        words = [w + " " for w in answer.split(" ")] if answer else []
+        if words:
+            words[-1] = words[-1].rstrip(" ")
+        finish_reason = self.server.finish_reason
         base = {
             "id": "chatcmpl-7",
             "object": "chat.completion.chunk",
@@ -246,6 +255,9 @@ class _Handler(BaseHTTPRequestHandler):
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
             return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
+        if fault == "empty-stream":
+            self._chunk(b"")
+            return
         if fault == "not-sse":
             self._chunk(b'{"message": {"content": "hi"}}\n')
             self._chunk(b"")
@@ -254,6 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not old:
             self._event(chunk({"role": "assistant", "content": ""}))
         self._chunk(b": keep-alive\n\n")
+        for thought in (self.server.reasoning or "").split(" ") if self.server.reasoning else ():
+            self._event(chunk({"reasoning_content": thought + " "}))
         for i, word in enumerate(words):
             if fault == "drop" and i == 1:
                 self.wfile.flush()
@@ -269,9 +283,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             delta = {"role": "assistant", "content": word} if old else {"content": word}
             last = old and i == len(words) - 1
-            self._event(chunk(delta, "stop" if last else None))
+            self._event(chunk(delta, finish_reason if last else None))
         if not old:
-            self._event(chunk({}, "stop"))
+            self._event(chunk({}, finish_reason))
             if usage:
                 self._event({**base, "choices": [], "usage": _usage(len(answer))})
         if fault != "no-done":
@@ -309,6 +323,9 @@ class _Server(ThreadingHTTPServer):
         self.api_key = api_key
         self.models = models
         self.fault: str | None = None
+        self.reply: str | None = None  # None: "You said: <last user message>"
+        self.reasoning: str | None = None  # sent as reasoning_content before the answer
+        self.finish_reason = "stop"
         self.delay = 0.0
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -347,6 +364,32 @@ class FakeOpenAI:
     def fault(self, value: str | None) -> None:
         assert value is None or value in FAULTS, value
         self._server.fault = value
+
+    @property
+    def reply(self) -> str | None:
+        """The answer's text; None echoes "You said: <last user message>"."""
+        return self._server.reply
+
+    @reply.setter
+    def reply(self, value: str | None) -> None:
+        self._server.reply = value
+
+    @property
+    def reasoning(self) -> str | None:
+        """Reasoning sent as `reasoning_content` before the answer (one delta per word)."""
+        return self._server.reasoning
+
+    @reasoning.setter
+    def reasoning(self, value: str | None) -> None:
+        self._server.reasoning = value
+
+    @property
+    def finish_reason(self) -> str:
+        return self._server.finish_reason
+
+    @finish_reason.setter
+    def finish_reason(self, value: str) -> None:
+        self._server.finish_reason = value
 
     @property
     def delay(self) -> float:

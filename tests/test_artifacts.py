@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -26,6 +27,7 @@ from ore.artifacts import (
     SUPPORTED_VERSIONS,
     V1,
     V2,
+    V3,
     BackendInfo,
     Continuation,
     ExecutionArtifact,
@@ -44,7 +46,7 @@ from ore.artifacts import (
 )
 from ore.core import Turn, execute
 from ore.errors import ArtifactError
-from ore.types import Message, Response, RoutingDecision
+from ore.types import Image, Message, Response, RoutingDecision, TurnOptions
 
 V1_KEYS = {"artifact_version", "execution_id", "timestamp", "input", "output", "continuation"}
 V1_INPUT_KEYS = {"prompt", "model_id", "mode", "routing", "tools", "skills"}
@@ -120,21 +122,25 @@ class EchoReasoner:
     def __init__(self) -> None:
         self.calls: list[tuple[Message, ...]] = []
 
-    def complete(self, messages: Any) -> Response:
+    def complete(self, messages: Any, options: Any = None) -> Response:
         self.calls.append(tuple(messages))
         return Response(content=f"echo: {messages[-1].content}", model_id=self.model_id)
 
-    def stream(self, messages: Any, on_token: Any) -> Response:
+    def stream(
+        self, messages: Any, on_token: Any, options: Any = None, on_thinking: Any = None
+    ) -> Response:
         return self.complete(messages)
 
 
 # -- versions and schemas ----------------------------------------------------------------------
 
 
-def test_versions_are_named_and_v2_is_the_default() -> None:
-    assert SUPPORTED_VERSIONS == ("ore.exec.v1", "ore.exec.v2")
-    assert ARTIFACT_VERSION == V2
+def test_versions_are_named_and_v3_is_the_default() -> None:
+    # v3 (ORE 0.11) adds optional fields only; v2 stays readable and writable.
+    assert SUPPORTED_VERSIONS == ("ore.exec.v1", "ore.exec.v2", "ore.exec.v3")
+    assert ARTIFACT_VERSION == V3
     assert resolve_version("v1") == V1 and resolve_version("ore.exec.v2") == V2
+    assert resolve_version("v3") == V3
     with pytest.raises(ArtifactError, match="unknown artifact version"):
         resolve_version("v9")
 
@@ -157,6 +163,23 @@ def test_v2_schema_is_a_superset_of_v1() -> None:
             assert name in new["properties"], (part, name)
             if "type" in spec and name not in ("tools", "skills"):
                 assert new["properties"][name]["type"] == spec["type"], (part, name)
+
+
+def test_v3_schema_is_v2_plus_optional_fields_only() -> None:
+    v2, v3 = load_schema(V2), load_schema(V3)
+    assert v3["required"] == v2["required"]
+    for part in ("input", "output", "continuation", "backend", "lineage"):
+        old, new = v2["properties"][part], v3["properties"][part]
+        assert new["required"] == old["required"], part
+        for name, spec in old["properties"].items():
+            assert new["properties"][name] == spec, (part, name)
+    added = set(v3["properties"]["input"]["properties"]) - set(
+        v2["properties"]["input"]["properties"]
+    )
+    assert added == {"options", "keep_alive", "schema", "think", "images"}
+    assert set(v3["properties"]["output"]["properties"]) - set(
+        v2["properties"]["output"]["properties"]
+    ) == {"thinking"}
 
 
 # -- upstream v1 -------------------------------------------------------------------------------
@@ -239,7 +262,7 @@ def test_v2_records_messages_backend_version_and_lineage() -> None:
 
     root = make_artifact()
     child = make_artifact(parent=root)
-    data = child.to_dict()
+    data = child.to_dict(V2)
     assert data["artifact_version"] == "ore.exec.v2"
     assert data["input"]["messages"][0]["content"] == PERSONA
     assert data["ore_version"] == ore.__version__
@@ -289,10 +312,10 @@ def test_chaining_passes_the_parents_answer_as_turn_scoped_artifact_context() ->
     plan = plan_turn(parent, "critique it", system=PERSONA)
     reasoner = EchoReasoner()
     turn = execute(plan.messages, None, plan.tool_results, reasoner=reasoner, system=plan.system)
+    block = f"[Artifact:{parent.execution_id}]\nfirst draft\n[/Artifact:{parent.execution_id}]"
     assert [(m.role, m.content) for m in turn.sent] == [
         ("system", PERSONA),
-        ("user", f"[Artifact:{parent.execution_id}]\nfirst draft"),
-        ("user", "critique it"),
+        ("user", f"{block}\n\ncritique it"),
     ]
     child = make_artifact(turn=turn, prompt="critique it", parent=parent, relation=plan.relation)
     assert child.parent_execution_id == parent.execution_id and child.relation == "chain"
@@ -309,11 +332,64 @@ def test_continuation_is_never_inferred_from_the_content() -> None:
     assert declared.to_dict(V1)["continuation"] == {"requested": True, "reason": "asked for"}
 
 
+# -- v3: the turn controls and the reasoning ------------------------------------------------------
+
+
+def _controlled_turn() -> Turn:
+    options = TurnOptions(
+        options={"temperature": 0.2, "stop": ("END", "STOP")},
+        keep_alive="5m",
+        schema={"type": "object", "properties": {"a": {"type": "integer"}}},
+        think="low",
+        images=(Image(name="cat.png", media_type="image/png", data=b"\x89PNG\r\n\x1a\nxx"),),
+    )
+    response = Response(content='{"a": 1}', model_id="m", thinking="because")
+    sent = (Message(role="user", content="q"),)
+    return Turn(response=response, session=None, sent=sent, options=options)
+
+
+def test_v3_records_the_controls_and_the_reasoning_and_round_trips() -> None:
+    artifact = make_artifact(turn=_controlled_turn())
+    data = artifact.to_dict()
+    assert data["artifact_version"] == "ore.exec.v3"
+    assert data["input"]["options"] == {"temperature": 0.2, "stop": ["END", "STOP"]}
+    assert data["input"]["keep_alive"] == "5m" and data["input"]["think"] == "low"
+    assert data["input"]["schema"]["properties"]["a"] == {"type": "integer"}
+    (image,) = data["input"]["images"]
+    assert image == {
+        "name": "cat.png",
+        "media_type": "image/png",
+        "size": 10,
+        "sha256": hashlib.sha256(b"\x89PNG\r\n\x1a\nxx").hexdigest(),
+    }
+    assert data["output"]["thinking"] == "because"
+    again = parse_artifact(dumps_artifact(artifact).encode())
+    assert again == artifact
+    assert plan_turn(again).controls == artifact.controls
+    assert plan_turn(again, "next").controls == {}  # a chain is a new turn
+
+
+def test_v1_and_v2_writes_keep_exactly_their_fields() -> None:
+    artifact = make_artifact(turn=_controlled_turn())
+    for version, schema in ((V1, load_schema(V1)), (V2, load_schema(V2))):
+        data = artifact.to_dict(version)
+        assert "thinking" not in data["output"]
+        assert set(data["input"]) <= set(schema["properties"]["input"]["properties"])
+        jsonschema.validate(data, schema)
+    assert set(artifact.to_dict(V1)["output"]) == {
+        "id",
+        "model_id",
+        "content",
+        "timestamp",
+        "metadata",
+    }
+
+
 # -- hostile input -----------------------------------------------------------------------------
 
 
 def _v2() -> dict[str, Any]:
-    return make_artifact().to_dict()
+    return make_artifact().to_dict(V2)
 
 
 def _without(data: dict[str, Any], *path: str) -> dict[str, Any]:

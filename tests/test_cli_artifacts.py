@@ -65,7 +65,7 @@ def test_artifact_out_dash_puts_only_the_artifact_on_stdout(fake_ollama, ore_env
     result = ore("draft a haiku", "--artifact-out", env=ore_env)
     assert result.returncode == 0, result.stderr
     artifact = check(json.loads(result.stdout), ore_env)
-    assert artifact["artifact_version"] == "ore.exec.v2"
+    assert artifact["artifact_version"] == "ore.exec.v3"  # the default since ORE 0.11
     assert artifact["output"]["content"] == "echo: draft a haiku"
     assert artifact["input"]["model_id"] == "llama3.2:latest"
     assert wire(artifact["input"]["messages"]) == fake_ollama.chat_requests()[0]["messages"]
@@ -198,7 +198,10 @@ def test_a_three_stage_pipeline_makes_three_requests_and_leads_back_to_the_root(
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "echo: rewrite it\n"
+    # The fake echoes the last user message: the upstream answer's block, then the prompt.
+    assert result.stdout.startswith("echo: [Artifact:") and result.stdout.endswith(
+        "\n\nrewrite it\n"
+    )
     a1, a2, a3 = (check(json.loads((work / f"a{i}.json").read_text()), ore_env) for i in (1, 2, 3))
     requests = fake_ollama.chat_requests()
     assert len(requests) == 3
@@ -212,13 +215,12 @@ def test_a_three_stage_pipeline_makes_three_requests_and_leads_back_to_the_root(
     assert chain == ["rewrite it", "critique it", "draft"]
     assert a1["lineage"]["relation"] == "root"
     assert a2["lineage"] == {"parent_execution_id": a1["execution_id"], "relation": "chain"}
-    # The upstream answer arrives as turn-scoped context, marked with its artifact, then the prompt.
+    # The upstream answer arrives as turn-scoped context, marked with its artifact, at the head
+    # of the turn's one user message, before the prompt (shape 2).
     second = requests[1]["messages"]
     assert second[0]["content"].startswith(PERSONA_START)
-    assert second[1:] == [
-        {"role": "user", "content": f"[Artifact:{a1['execution_id']}]\necho: draft"},
-        {"role": "user", "content": "critique it"},
-    ]
+    block = f"[Artifact:{a1['execution_id']}]\necho: draft\n[/Artifact:{a1['execution_id']}]"
+    assert second[1:] == [{"role": "user", "content": f"{block}\n\ncritique it"}]
     assert wire(a2["input"]["messages"]) == second
 
 
@@ -230,7 +232,8 @@ def test_chaining_from_an_upstream_v1_artifact(fake_ollama, ore_env, work) -> No
     artifact = check(json.loads(result.stdout), ore_env)
     assert artifact["lineage"]["parent_execution_id"] == UPSTREAM_V1["execution_id"]
     (request,) = fake_ollama.chat_requests()
-    assert request["messages"][-2]["content"].endswith(UPSTREAM_V1["output"]["content"])
+    context, prompt = request["messages"][-1]["content"].split("\n\n")
+    assert UPSTREAM_V1["output"]["content"] in context and prompt == "shorter"
 
 
 # -- replay ------------------------------------------------------------------------------------
@@ -268,6 +271,28 @@ def test_replaying_a_v2_artifact_sends_the_recorded_messages_exactly(
         "relation": "replay",
     }
     assert replay["input"]["prompt"] == recorded["input"]["prompt"]
+
+
+#: A v2 artifact as ORE 0.10 wrote it, in message shape 1 (persona and skill as two system
+#: messages, the tool result as a user message of its own before the prompt).
+OLD_V2: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "ore-0.10-v2.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.invariant
+def test_a_v2_artifact_written_before_the_new_shape_replays_its_messages_unchanged(
+    fake_ollama, ore_env, work
+) -> None:
+    path = work / "old.json"
+    path.write_text(json.dumps(OLD_V2), encoding="utf-8")
+    result = ore("--artifact-in", str(path), "--artifact-out", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    (request,) = fake_ollama.chat_requests()
+    assert request["messages"] == wire(OLD_V2["input"]["messages"])
+    assert [m["role"] for m in request["messages"]] == ["system", "system", "user", "user"]
+    replay = check(json.loads(result.stdout), ore_env)
+    assert replay["input"]["messages"] == OLD_V2["input"]["messages"]
 
 
 @pytest.mark.parametrize(
@@ -324,9 +349,10 @@ def test_the_printed_schemas_are_the_shipped_ones(ore_env) -> None:
 
     assert printed_schema(ore_env, "v1") == load_schema("ore.exec.v1")
     assert printed_schema(ore_env, "v2") == load_schema("ore.exec.v2")
+    assert printed_schema(ore_env, "v3") == load_schema("ore.exec.v3")
     assert (
         ore("schema", "artifact", env=ore_env).stdout
-        == ore("schema", "artifact", "--version", "v2", env=ore_env).stdout
+        == ore("schema", "artifact", "--version", "v3", env=ore_env).stdout
     )
 
 

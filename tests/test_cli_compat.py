@@ -152,7 +152,9 @@ def test_dash_chains_an_artifact_with_the_prompt_from_stdin(fake_ollama, ore_env
     assert ore("draft", "--artifact-out", str(artifact), env=ore_env).returncode == 0
     result = ore("--artifact-in", str(artifact), "-", env=ore_env, input="rewrite it\n")
     assert result.returncode == 0, result.stderr
-    assert last_user(fake_ollama.chat_requests()[1]) == "rewrite it"
+    assert last_user(fake_ollama.chat_requests()[1]).endswith(
+        "[/Artifact:" + json.loads(artifact.read_text())["execution_id"] + "]\n\nrewrite it"
+    )
 
 
 def test_dash_with_an_empty_stdin_is_an_empty_prompt(fake_ollama, ore_env) -> None:
@@ -247,9 +249,14 @@ def test_a_repl_continuing_a_into_b_saves_every_turn_to_b_only(fake_ollama, ore_
 
 
 def tool_message(fake_ollama) -> str | None:
+    """The `[Tool:NAME]` block of the one request (up to its `[/Tool:NAME]` end marker: the
+    turn's user message holds it before the prompt)."""
     (request,) = fake_ollama.chat_requests()
     found = [m["content"] for m in request["messages"] if m["content"].startswith("[Tool:")]
-    return found[0] if found else None
+    if not found:
+        return None
+    end = found[0].find("\n[/Tool:")
+    return found[0] if end < 0 else found[0][:end]
 
 
 @pytest.mark.parametrize(
@@ -383,7 +390,7 @@ def test_the_servers_own_total_tokens_wins_over_the_sum() -> None:
     reply = Reply("deepseek")
     usage = {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 20}
     reply.take_completion({"choices": [{"message": {"content": "x"}}], "usage": usage})
-    meta = reply.response("x", "m").metadata
+    meta = reply.response("x", "", "m").metadata
     assert (meta["prompt_tokens"], meta["completion_tokens"], meta["total_tokens"]) == (5, 7, 20)
     assert meta["backend"] == "deepseek" and isinstance(meta["duration_ms"], int)
 
@@ -431,9 +438,9 @@ def test_skill_activates_each_of_them(fake_ollama, ore_env, installed, name: str
     result = ore("go", "--skill", name.lower(), env=ore_env)
     assert result.returncode == 0, result.stderr
     (request,) = fake_ollama.chat_requests()
-    skill = request["messages"][1]
-    assert skill["role"] == "system" and skill["content"].startswith(f"[Skill:{name}]\n")
-    assert body in skill["content"]
+    system = request["messages"][0]  # the one system message: persona, then each skill's block
+    assert system["role"] == "system" and f"\n[Skill:{name}]\n" in system["content"]
+    assert body in system["content"]
 
 
 def test_an_upstream_skill_routes_by_its_hints_and_keeps_its_resources(
@@ -445,7 +452,7 @@ def test_an_upstream_skill_routes_by_its_hints_and_keeps_its_resources(
     fake_ollama.clear_requests()
     result = ore("go", "--skill", "Pirate", "--skill-resource", "voice.md", env=ore_env)
     assert result.returncode == 0, result.stderr
-    assert "FIXTURE-PIRATE-VOICE" in fake_ollama.chat_requests()[0]["messages"][1]["content"]
+    assert "FIXTURE-PIRATE-VOICE" in fake_ollama.chat_requests()[0]["messages"][0]["content"]
 
 
 def test_the_folder_name_of_a_renamed_skill_says_what_it_is_called(
@@ -465,7 +472,7 @@ def test_a_user_skill_still_overrides_the_bundled_one_by_name(fake_ollama, ore_e
     )
     result = ore("go", "--skill", "summarise", env=ore_env)
     assert result.returncode == 0, result.stderr
-    assert "MY-SUMMARY-BODY" in fake_ollama.chat_requests()[0]["messages"][1]["content"]
+    assert "MY-SUMMARY-BODY" in fake_ollama.chat_requests()[0]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize(

@@ -402,8 +402,8 @@ def test_a_history_cut_by_the_server_gets_one_line_naming_history(fake_ollama, o
     fake_ollama.context_length = 2048
     result = ore("--resume-session", "long", "short question", env=ore_env)
     assert result.returncode == 0
-    (line,) = result.stderr.splitlines()
-    assert "--history" in line and "OLLAMA_CONTEXT_LENGTH" in line
+    (line,) = result.stderr.splitlines()  # one line, naming both ways out
+    assert "--history" in line and "-o num_ctx=" in line
     assert result.stdout == "echo: short question\n"
     fake_ollama.context_length = None
     assert ore("--resume-session", "long", "fits", env=ore_env).stderr == ""

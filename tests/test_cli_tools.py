@@ -4,6 +4,7 @@ and skill text in the documented order, and never in a saved session."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -35,6 +36,14 @@ def sent(fake_ollama) -> list[dict[str, str]]:
     requests = fake_ollama.chat_requests()
     assert len(requests) == 1
     return requests[0]["messages"]
+
+
+def skill_block(messages: list[dict[str, str]], name: str) -> str:
+    """The `[Skill:NAME]` block of the one system message (without its end marker)."""
+    assert [m["role"] for m in messages].count("system") == 1 and messages[0]["role"] == "system"
+    start = messages[0]["content"].index(f"[Skill:{name}]\n")
+    end = messages[0]["content"].index(f"\n[/Skill:{name}]", start)
+    return messages[0]["content"][start:end]
 
 
 def all_request_text(fake_ollama) -> str:
@@ -95,9 +104,9 @@ def test_a_tool_result_reaches_one_request_after_the_persona_and_before_the_prom
     result = ore("what did it say?", "--tool", "echo", "--tool-arg", "text=hello", env=ore_env)
     assert result.returncode == 0, result.stderr
     messages = sent(fake_ollama)
-    assert [m["role"] for m in messages] == ["system", "user", "user"]
-    assert messages[1]["content"] == "[Tool:echo]\nhello"
-    assert messages[2]["content"] == "what did it say?"
+    # Shape 2: the tool block opens the turn's one user message, the prompt closes it.
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[1]["content"] == "[Tool:echo]\nhello\n[/Tool:echo]\n\nwhat did it say?"
 
 
 @pytest.mark.invariant
@@ -124,7 +133,7 @@ def test_a_granted_read_file_injects_the_file(fake_ollama, ore_env, work) -> Non
     assert result.returncode == 0, result.stderr
     assert (
         sent(fake_ollama)[1]["content"]
-        == "[Tool:read-file]\nFile: notes.txt (13 bytes)\nNOTES INSIDE\n"
+        == "[Tool:read-file]\nFile: notes.txt (13 bytes)\nNOTES INSIDE\n[/Tool:read-file]\n\nsummarise"
     )
 
 
@@ -191,23 +200,39 @@ def test_refusals_make_no_request_and_exit_with_their_code(
 
 
 @pytest.mark.invariant
-def test_order_is_persona_then_skill_then_tool_then_prompt(fake_ollama, ore_env) -> None:
-    result = ore(
-        "go", "--skill", "summarise", "--tool", "echo", "--tool-arg", "text=T", env=ore_env
-    )
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_skill_and_tool_make_one_system_message_and_no_two_same_roles_in_a_row(
+    fake_ollama, ore_env, backend: str
+) -> None:
+    flags = ["go", "--skill", "summarise", "--tool", "echo", "--tool-arg", "text=T"]
+    if backend == "ollama":
+        result = ore(*flags, "--save-session", "s", env=ore_env)
+        assert result.returncode == 0, result.stderr
+        result = ore(*flags, "--resume-session", "s", env=ore_env)
+        messages = fake_ollama.chat_requests()[-1]["messages"]
+    else:
+        from fake_openai import FakeOpenAI
+
+        with FakeOpenAI() as server:
+            env = {**ore_env, "ORE_BACKEND": "openai", "ORE_BASE_URL": server.url}
+            result = ore(*flags, "-m", "llama3.2:latest", env=env)
+            (request,) = server.chat_requests()
+        messages = request["messages"]
     assert result.returncode == 0, result.stderr
-    messages = sent(fake_ollama)
-    assert [m["role"] for m in messages] == ["system", "system", "user", "user"]
-    assert PERSONA in messages[0]["content"]
-    assert messages[1]["content"].startswith("[Skill:summarise]\n# Summarise")
-    assert messages[2]["content"] == "[Tool:echo]\nT"
-    assert messages[3]["content"] == "go"
+    roles = [m["role"] for m in messages]
+    assert roles.count("system") == 1 and roles[0] == "system"
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    # Persona, then the skill, in the one system message; the tool block, then the prompt, in
+    # the turn's user message (shape 2: the order of old, now in two messages).
+    assert messages[0]["content"].index(PERSONA) < messages[0]["content"].index("[Skill:summarise]")
+    assert skill_block(messages, "summarise").startswith("[Skill:summarise]\n# Summarise")
+    assert messages[-1] == {"role": "user", "content": "[Tool:echo]\nT\n[/Tool:echo]\n\ngo"}
 
 
 def test_a_user_skill_overrides_the_bundled_one(fake_ollama, ore_env) -> None:
     user_skill(ore_env, "summarise", "name: summarise\ndescription: Mine.\n", "MY OWN WAY")
     assert ore("x", "--skill", "summarise", env=ore_env).returncode == 0
-    assert sent(fake_ollama)[1]["content"] == "[Skill:summarise]\nMY OWN WAY"
+    assert skill_block(sent(fake_ollama), "summarise") == "[Skill:summarise]\nMY OWN WAY"
 
 
 def test_activating_a_malformed_skill_says_why_and_makes_no_request(fake_ollama, ore_env) -> None:
@@ -239,7 +264,7 @@ def test_a_skill_resource_is_added_only_when_asked_for(fake_ollama, ore_env) -> 
     assert (
         ore("x", "--skill", "styled", "--skill-resource", "style.md", env=ore_env).returncode == 0
     )
-    plain, extra = (r["messages"][1]["content"] for r in fake_ollama.chat_requests())
+    plain, extra = (skill_block(r["messages"], "styled") for r in fake_ollama.chat_requests())
     assert plain == "[Skill:styled]\nBODY"
     assert extra == "[Skill:styled]\nBODY\n\n[Resource:references/style.md]\nSHORT SENTENCES"
 
@@ -264,17 +289,18 @@ def test_a_skill_resource_outside_the_skill_folder_is_refused(
 @pytest.mark.invariant
 def test_tool_and_skill_text_never_reach_a_saved_session(fake_ollama, ore_env) -> None:
     flags = ["--skill", "review-diff", "--tool", "echo", "--tool-arg", "text=TOOL-TEXT"]
+    fake_ollama.reply = "an answer"  # not an echo: the turn's user message now holds the tool text
     assert ore("first", *flags, "--save-session", "s", env=ore_env).returncode == 0
     assert ore("second", *flags, "--resume-session", "s", env=ore_env).returncode == 0
     stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text(encoding="utf-8")
     assert "TOOL-TEXT" not in stored and "[Skill:" not in stored and "[Tool:" not in stored
     second = fake_ollama.chat_requests()[1]["messages"]
-    # This turn's skill and tool, then the stored history (first, answer), then the prompt.
-    assert [m["content"].split("\n")[0] for m in second[1:3]] == [
-        "[Skill:review-diff]",
-        "[Tool:echo]",
-    ]
-    assert [m["content"] for m in second[3:]][::2] == ["first", "second"]
+    # The persona and this turn's skill, the stored history (first, answer), then this turn's
+    # tool block and prompt in one user message.
+    assert skill_block(second, "review-diff").startswith("[Skill:review-diff]\n")
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[1]["content"] == "first"
+    assert second[3]["content"] == "[Tool:echo]\nTOOL-TEXT\n[/Tool:echo]\n\nsecond"
     assert sum("[Tool:echo]" in m["content"] for m in second) == 1
 
 
@@ -283,7 +309,10 @@ def test_in_a_repl_the_tool_runs_before_every_turn(fake_ollama, ore_env) -> None
     assert result.returncode == 0, result.stderr
     requests = fake_ollama.chat_requests()
     assert len(requests) == 2
-    assert all(r["messages"][1]["content"] == "[Tool:echo]\nT" for r in requests)
+    assert [r["messages"][1]["content"] for r in requests] == [
+        "[Tool:echo]\nT\n[/Tool:echo]\n\na",
+        "[Tool:echo]\nT\n[/Tool:echo]\n\nb",
+    ]
 
 
 # -- routing ------------------------------------------------------------------------------------
@@ -311,7 +340,7 @@ def test_a_routed_skill_is_activated_and_the_decision_is_one_stderr_line(
         "id",
         "timestamp",
     }
-    assert sent(fake_ollama)[1]["content"].startswith("[Skill:summarise]\n")
+    assert skill_block(sent(fake_ollama), "summarise").startswith("[Skill:summarise]\n")
 
 
 def test_route_with_json_includes_the_decision(fake_ollama, ore_env, work) -> None:
@@ -396,7 +425,7 @@ def test_dry_run_shows_tool_and_skill_messages_and_calls_nothing(fake_ollama, or
     )
     assert result.returncode == 0, result.stderr
     roles = [m["role"] for m in json.loads(result.stdout)["messages"]]
-    assert roles == ["system", "system", "user", "user"] and fake_ollama.requests == []
+    assert roles == ["system", "user"] and fake_ollama.requests == []
 
 
 def test_the_working_folder_is_the_default_root(fake_ollama, ore_env, work) -> None:
@@ -436,12 +465,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def tool_block(fake_ollama, name: str = "codebase") -> str:
-    """The one tool message of the one chat request, which comes after the persona and before
-    the prompt."""
+    """The one tool block of the one chat request: it opens the user message after the persona,
+    before the prompt."""
     messages = sent(fake_ollama)
-    assert [m["role"] for m in messages] == ["system", "user", "user"]
-    assert messages[1]["content"].startswith(f"[Tool:{name}]\n")
-    return messages[1]["content"]
+    assert [m["role"] for m in messages] == ["system", "user"]
+    content = messages[1]["content"]
+    assert content.startswith(f"[Tool:{name}]\n")
+    return content[: content.index(f"[/Tool:{name}]")]
 
 
 @pytest.mark.invariant
@@ -463,7 +493,7 @@ def test_a_granted_codebase_query_reaches_one_request(fake_ollama, ore_env, proj
     assert all(f in block for f in ("pkg/core.py", "pkg/a.py", "pkg/b.py", "main.py"))
     assert block.index("pkg/core.py") < block.index("main.py")  # ranked: most depended-on first
     assert "TOP SECRET" not in all_request_text(fake_ollama) and "leak.py" not in block
-    assert sent(fake_ollama)[2]["content"] == "which files matter?"
+    assert sent(fake_ollama)[1]["content"].endswith("[/Tool:codebase]\n\nwhich files matter?")
 
 
 @pytest.mark.invariant

@@ -9,7 +9,10 @@ Versions (the `artifact_version` string; each has a frozen JSON Schema in `ore/s
 - `ore.exec.v1`: upstream ORE v0.9's format, read exactly as upstream writes it, and written on
   request (`version="ore.exec.v1"`) with exactly upstream's fields.
 - `ore.exec.v2`: a superset of v1 (every v1 field keeps its name, type and meaning) that adds
-  `input.messages` (exactly what was sent), `ore_version`, `backend` and `lineage`. The default.
+  `input.messages` (exactly what was sent), `ore_version`, `backend` and `lineage`.
+- `ore.exec.v3`: v2 plus optional fields only: the turn controls sent with the messages
+  (`input.options`, `input.keep_alive`, `input.schema`, `input.think`, `input.images`) and the
+  model's reasoning (`output.thinking`). The default since ORE 0.11.
 
 `jsonschema` is imported only when an artifact is read or written: a plain turn never pays for
 it. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
@@ -40,6 +43,7 @@ from ._schema import (
     SUPPORTED_VERSIONS,
     V1,
     V2,
+    V3,
     load_schema,
     resolve_version,
     schema_text,
@@ -51,6 +55,7 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "V1",
     "V2",
+    "V3",
     "ArtifactTurn",
     "BackendInfo",
     "Continuation",

@@ -13,6 +13,7 @@ from ._schema import (
     ARTIFACT_VERSION,
     SUPPORTED_VERSIONS,
     V1,
+    V3,
     check,
     json_type,
     quote,
@@ -77,9 +78,11 @@ class BackendInfo:
 class ExecutionArtifact:
     """One single-turn execution, in any supported version.
 
-    The v2-only fields (`messages`, `ore_version`, `backend`, `parent_execution_id`, `relation`)
-    are None (and "root") for an artifact read from v1. `version` is the version it was read as
-    (or made for) and the one `to_dict()` writes unless told otherwise.
+    The v2 fields (`messages`, `ore_version`, `backend`, `parent_execution_id`, `relation`)
+    are None (and "root") for an artifact read from v1. `controls` (v3) is the JSON form of the
+    turn's `TurnOptions` (`options`, `keep_alive`, `schema`, `think`, `images`: only those set),
+    empty for v1 and v2. `version` is the version it was read as (or made for) and the one
+    `to_dict()` writes unless told otherwise.
     """
 
     execution_id: str
@@ -97,15 +100,20 @@ class ExecutionArtifact:
     parent_execution_id: str | None = None
     relation: Relation = "root"
     version: str = ARTIFACT_VERSION
+    controls: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if (self.relation == "root") != (self.parent_execution_id is None):
             raise ValueError("an artifact has a parent exactly when its relation is not 'root'")
 
     def to_dict(self, version: str | None = None) -> dict[str, Any]:
-        """The JSON form in `version` (default: `self.version`); v1 has exactly upstream's keys."""
+        """The JSON form in `version` (default: `self.version`); v1 has exactly upstream's keys,
+        v2 exactly v2's (the turn controls and the reasoning are v3's)."""
         version = resolve_version(version or self.version)
         v1 = version == V1
+        output = self.output.to_dict()
+        if version != V3:
+            output.pop("thinking", None)
         data: dict[str, Any] = {
             "artifact_version": version,
             "execution_id": self.execution_id,
@@ -118,7 +126,7 @@ class ExecutionArtifact:
                 "tools": _names(self.tools, v1),
                 "skills": _names(self.skills, v1),
             },
-            "output": self.output.to_dict(),
+            "output": output,
             "continuation": {
                 "requested": self.continuation.requested,
                 "reason": self.continuation.reason,
@@ -138,6 +146,8 @@ class ExecutionArtifact:
             "parent_execution_id": self.parent_execution_id,
             "relation": self.relation,
         }
+        if version == V3:
+            data["input"].update(self.controls)
         return data
 
     @classmethod
@@ -178,6 +188,10 @@ class ExecutionArtifact:
             raise ArtifactError(f"{name} is not valid {version}: {detail}") from exc
 
 
+#: The v3 `input` fields that record the turn controls.
+_CONTROLS = ("options", "keep_alive", "schema", "think", "images")
+
+
 def _names(names: tuple[str, ...] | None, v1: bool) -> list[str] | None:
     # v1 keeps what it read ([] and null both occur upstream); v2 always writes a list.
     if v1:
@@ -196,6 +210,7 @@ def _build(data: dict[str, Any], version: str) -> ExecutionArtifact:
         lineage = data["lineage"]
         backend = data["backend"]
         extra = {
+            "controls": {k: inp[k] for k in _CONTROLS if k in inp} if version == V3 else {},
             "ore_version": data["ore_version"],
             "backend": BackendInfo(name=backend["name"], base_url=backend["base_url"]),
             "parent_execution_id": lineage["parent_execution_id"],
@@ -269,4 +284,5 @@ def build_artifact(
         backend=backend,
         parent_execution_id=parent.execution_id if parent is not None else None,
         relation=relation,
+        controls=turn.options.to_dict(),
     )

@@ -7,8 +7,9 @@ a session. Either way the caller makes exactly one reasoner call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ..types import Message, ToolResult
 from ._contract import ExecutionArtifact
@@ -25,6 +26,8 @@ class ArtifactTurn:
     :param messages: the input messages for `execute` (a v2 replay: every recorded message).
     :param system: the system text for `execute` (None for a v2 replay: it is in `messages`).
     :param model_id: the recorded model; callers let `--model` override it.
+    :param controls: the turn controls to send again (a v3 replay: the recorded ones, in their
+        JSON form; callers let flags override each); empty for a chain, a new turn.
     """
 
     parent: ExecutionArtifact
@@ -34,6 +37,7 @@ class ArtifactTurn:
     tool_results: tuple[ToolResult, ...]
     system: str | None
     model_id: str
+    controls: Mapping[str, Any] = field(default_factory=dict)
 
 
 def artifact_context(parent: ExecutionArtifact) -> ToolResult:
@@ -58,7 +62,14 @@ def plan_turn(
     if prompt is None:
         if parent.messages is not None:
             return ArtifactTurn(
-                parent, "replay", parent.prompt, parent.messages, (), None, parent.model_id
+                parent,
+                "replay",
+                parent.prompt,
+                parent.messages,
+                (),
+                None,
+                parent.model_id,
+                parent.controls,
             )
         message = Message(role="user", content=parent.prompt)
         return ArtifactTurn(

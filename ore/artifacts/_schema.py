@@ -19,6 +19,7 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "V1",
     "V2",
+    "V3",
     "check",
     "json_type",
     "load_schema",
@@ -30,10 +31,11 @@ __all__ = [
 
 V1 = "ore.exec.v1"
 V2 = "ore.exec.v2"
+V3 = "ore.exec.v3"
 #: Every version this ORE reads, oldest first. A new version is appended, never replaces one.
-SUPPORTED_VERSIONS = (V1, V2)
-#: The version written unless another is asked for.
-ARTIFACT_VERSION = V2
+SUPPORTED_VERSIONS = (V1, V2, V3)
+#: The version written unless another is asked for (v3 since ORE 0.11).
+ARTIFACT_VERSION = V3
 
 
 def resolve_version(name: str) -> str:

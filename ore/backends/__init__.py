@@ -9,7 +9,15 @@ from __future__ import annotations
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
 from .ollama import OllamaBackend, ollama_address
 from .openai import OpenAIBackend
-from .select import choose_backend, choose_model, default_model, model_for, requested_model
+from .select import (
+    backend_name,
+    backend_refusal,
+    choose_backend,
+    choose_model,
+    default_model,
+    model_for,
+    requested_model,
+)
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -19,6 +27,8 @@ __all__ = [
     "Limits",
     "OllamaBackend",
     "OpenAIBackend",
+    "backend_name",
+    "backend_refusal",
     "choose_backend",
     "choose_model",
     "default_model",

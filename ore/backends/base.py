@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import ModelError, ServerUnreachable
-from ..types import Message, Reasoner, Response
+from ..types import NO_TURN_OPTIONS, Message, Reasoner, Response, TurnOptions
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -32,12 +32,15 @@ __all__ = [
     "LimitExceeded",
     "Limits",
     "broke",
+    "closed_without_answer",
     "http_options",
     "import_httpx",
     "is_context_overflow",
     "mapped_errors",
     "no_credentials",
+    "no_images",
     "plain_http_options",
+    "refuses_images",
     "sanitize_url",
     "scrub",
     "shorten",
@@ -56,21 +59,36 @@ _TIMEOUT_HINT = "check the server, or allow longer with --timeout or ORE_TIMEOUT
 
 
 class Backend(Protocol):
-    """A model server: it lists its models and answers chats for a named model."""
+    """A model server: it lists its models and answers chats for a named model.
+
+    `options` are the turn's extra request fields, which each backend puts on its own wire;
+    `refusal(options)` (a static method, so it can be asked before anything is built) says why
+    this kind of server cannot honour some of them, or None.
+    """
 
     name: str
     address: str
     #: The model when none is named, or None to pick the best of the server's list.
     default_model: str | None
 
+    @staticmethod
+    def refusal(options: TurnOptions) -> str | None: ...
+
     def list_models(self) -> list[str]: ...
 
     def reasoner(self, model_id: str) -> Reasoner: ...
 
-    def complete(self, model_id: str, messages: Sequence[Message]) -> Response: ...
+    def complete(
+        self, model_id: str, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response: ...
 
     def stream(
-        self, model_id: str, messages: Sequence[Message], on_token: Callable[[str], None]
+        self,
+        model_id: str,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
     ) -> Response: ...
 
 
@@ -88,11 +106,19 @@ class BackendReasoner:
     def model_id(self) -> str:
         return self._model_id
 
-    def complete(self, messages: Sequence[Message]) -> Response:
-        return self.backend.complete(self._model_id, messages)
+    def complete(
+        self, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response:
+        return self.backend.complete(self._model_id, messages, options)
 
-    def stream(self, messages: Sequence[Message], on_token: Callable[[str], None]) -> Response:
-        return self.backend.stream(self._model_id, messages, on_token)
+    def stream(
+        self,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
+    ) -> Response:
+        return self.backend.stream(self._model_id, messages, on_token, options, on_thinking)
 
 
 class _NoHttpxCommandLine:
@@ -360,6 +386,31 @@ def broke(server: str) -> ModelError:
         f"the connection to {server} broke before the answer was complete; "
         "check the server and try again"
     )
+
+
+def closed_without_answer(server: str, hint: str) -> ModelError:
+    """The server opened the answer and closed it with nothing in it: no error, no text. Seen
+    from llama.cpp's server when the prompt is longer than its context window; retrying the
+    same request can never help, so the message says what is known and what to change."""
+    return ModelError(
+        f"{server} closed the stream without an answer; a likely cause is a prompt over the "
+        f"context window: send less, or {hint}"
+    )
+
+
+def no_images(server: str, model_id: str | None, detail: str) -> ModelError:
+    """The server refused a turn with images because the model cannot read them."""
+    model = f"model '{model_id}'" if model_id else "the model"
+    return ModelError(
+        f"{server} says {model} cannot read images ({detail}); attach images only with a "
+        "vision model (e.g. llava, llama3.2-vision, gemma3)"
+    )
+
+
+def refuses_images(options: TurnOptions, status: int, detail: str) -> bool:
+    """Whether an error for a turn with images is the server saying the model takes none."""
+    lowered = detail.lower()
+    return bool(options.images) and status >= 400 and ("image" in lowered or "vision" in lowered)
 
 
 def unreadable(server: str, what: str, hint: str) -> ModelError:

@@ -15,18 +15,21 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
-from ..types import Message, Response
+from ..types import NO_TURN_OPTIONS, Message, Response, TurnOptions
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
     BackendReasoner,
     Limits,
     broke,
+    closed_without_answer,
     http_options,
     import_httpx,
     is_context_overflow,
     mapped_errors,
     no_credentials,
+    no_images,
+    refuses_images,
     sanitize_url,
     scrub,
     shorten,
@@ -35,6 +38,7 @@ from .base import (
     usage_metadata,
     without_credentials,
 )
+from .thinking import Answer
 
 if TYPE_CHECKING:
     import ollama
@@ -170,48 +174,69 @@ class OllamaBackend:
     def reasoner(self, model_id: str) -> BackendReasoner:
         return BackendReasoner(self, model_id)
 
-    def complete(self, model_id: str, messages: Sequence[Message]) -> Response:
+    @staticmethod
+    def refusal(options: TurnOptions) -> str | None:
+        """Ollama takes every turn control ORE has."""
+        return None
+
+    def complete(
+        self, model_id: str, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
+    ) -> Response:
         """One `/api/chat` request, the whole answer at once."""
         started = time.perf_counter()
-        with self._errors(model_id):
-            reply = self._client.chat(model=model_id, messages=_wire(messages), stream=False)
+        with self._errors(model_id, options):
+            reply = self._client.chat(
+                model=model_id, messages=_wire(messages, options), stream=False, **_fields(options)
+            )
+        answer = Answer()
+        answer.reasoning(getattr(reply.message, "thinking", None) or "")
+        answer.text(reply.message.content or "")
+        content, thinking = answer.finish()
         return Response(
-            content=reply.message.content or "",
+            content=content,
             model_id=reply.model or model_id,
             metadata=usage_metadata(_metadata(reply), started),
+            thinking=thinking,
         )
 
     def stream(
-        self, model_id: str, messages: Sequence[Message], on_token: Callable[[str], None]
+        self,
+        model_id: str,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
     ) -> Response:
-        """One streamed `/api/chat` request; `on_token` runs outside the error mapping, so a
-        closed stdout is not mistaken for a server fault."""
+        """One streamed `/api/chat` request; `on_token` and `on_thinking` run outside the error
+        mapping, so a closed stdout is not mistaken for a server fault."""
         started = time.perf_counter()
-        with self._errors(model_id):
-            parts = self._client.chat(model=model_id, messages=_wire(messages), stream=True)
-        pieces: list[str] = []
+        with self._errors(model_id, options):
+            parts = self._client.chat(
+                model=model_id, messages=_wire(messages, options), stream=True, **_fields(options)
+            )
+        answer = Answer(on_token, on_thinking)
         last = None
-        for part in self._iterate(parts, model_id):
-            text = part.message.content or ""
-            if text:
-                pieces.append(text)
-                on_token(text)
+        for part in self._iterate(parts, model_id, options):
+            answer.reasoning(getattr(part.message, "thinking", None) or "")
+            answer.text(part.message.content or "")
             last = part
         if last is None:
-            raise ModelError(f"Ollama at {self.address} ended the answer before it began")
+            raise closed_without_answer(f"Ollama at {self.address}", "allow more with -o num_ctx=N")
+        content, thinking = answer.finish()
         return Response(
-            content="".join(pieces),
+            content=content,
             model_id=last.model or model_id,
             metadata=usage_metadata(_metadata(last), started),
+            thinking=thinking,
         )
 
-    def _iterate(self, parts: Iterator[Any], model_id: str) -> Iterator[Any]:
+    def _iterate(self, parts: Iterator[Any], model_id: str, options: TurnOptions) -> Iterator[Any]:
         """Iterate a streamed reply, mapping faults that surface mid-stream."""
-        with self._errors(model_id):
+        with self._errors(model_id, options):
             yield from parts
 
-    def _errors(self, model_id: str | None = None) -> Any:
-        return mapped_errors(lambda exc: _classify(exc, self, model_id), self._secrets)
+    def _errors(self, model_id: str | None = None, options: TurnOptions = NO_TURN_OPTIONS) -> Any:
+        return mapped_errors(lambda exc: _classify(exc, self, model_id, options), self._secrets)
 
     def _installed(self) -> tuple[str, ...]:
         try:
@@ -220,11 +245,34 @@ class OllamaBackend:
             return ()
 
 
-def _wire(messages: Sequence[Message]) -> list[dict[str, str]]:
-    return [{"role": m.role, "content": m.content} for m in messages]
+def _wire(messages: Sequence[Message], options: TurnOptions) -> list[dict[str, Any]]:
+    """The messages as `/api/chat` takes them; images (as bytes, which the client base64-encodes:
+    never as a string, which it could take for a path to read) on the turn's user message."""
+    wire: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in messages]
+    if options.images:
+        wire[-1]["images"] = [image.data for image in options.images]
+    return wire
 
 
-def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> ModelError:
+def _fields(options: TurnOptions) -> dict[str, Any]:
+    """The request's other fields: only those set, so a plain turn's body is unchanged."""
+    fields: dict[str, Any] = {}
+    if options.options:
+        fields["options"] = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in options.options.items()
+        }
+    if options.schema is not None:
+        fields["format"] = dict(options.schema)
+    if options.think is not None:
+        fields["think"] = options.think
+    if options.keep_alive is not None:
+        fields["keep_alive"] = options.keep_alive
+    return fields
+
+
+def _classify(
+    exc: Exception, backend: OllamaBackend, model_id: str | None, options: TurnOptions
+) -> ModelError:
     import httpx
     import ollama
     import pydantic
@@ -246,6 +294,8 @@ def _classify(exc: Exception, backend: OllamaBackend, model_id: str | None) -> M
             return ContextTooLong(
                 f"{server} refused the messages as longer than the model's context window: {detail}"
             )
+        if refuses_images(options, exc.status_code, detail):
+            return no_images(server, model_id, detail)
         if exc.status_code == -1:
             return ModelError(f"{server} failed in the middle of the answer: {detail}")
         return ModelError(f"{server} answered HTTP {exc.status_code}: {detail}")

@@ -20,17 +20,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
-from ..types import Message, Response
+from ..types import NO_TURN_OPTIONS, Message, Response, TurnOptions
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
     BackendReasoner,
     Limits,
     broke,
+    closed_without_answer,
     http_options,
     import_httpx,
     is_context_overflow,
     mapped_errors,
+    no_images,
+    refuses_images,
     sanitize_url,
     scrub,
     shorten,
@@ -39,6 +42,7 @@ from .base import (
 )
 from .openai_wire import (
     BadReply,
+    ClosedEmpty,
     Dropped,
     Reply,
     ServerSaid,
@@ -46,8 +50,11 @@ from .openai_wire import (
     check_status,
     error_detail,
     loads_event,
+    refusal,
+    request_body,
     sse_data,
 )
+from .thinking import Answer
 
 if TYPE_CHECKING:
     import httpx
@@ -185,36 +192,43 @@ class OpenAIBackend:
     def reasoner(self, model_id: str) -> BackendReasoner:
         return BackendReasoner(self, model_id)
 
-    def complete(self, model_id: str, messages: Sequence[Message]) -> Response:
-        reply = Reply(self.name)
-        text = self.chat(model_id, messages, reply)
-        return reply.response(text, model_id)
+    @staticmethod
+    def refusal(options: TurnOptions) -> str | None:
+        """What an OpenAI-compatible server cannot take (see `openai_wire.refusal`)."""
+        return refusal(options)
 
-    def stream(
-        self, model_id: str, messages: Sequence[Message], on_token: Callable[[str], None]
+    def complete(
+        self, model_id: str, messages: Sequence[Message], options: TurnOptions = NO_TURN_OPTIONS
     ) -> Response:
         reply = Reply(self.name)
-        pieces: list[str] = []
-        parts = self.chat_stream(model_id, messages, reply)
+        answer = Answer()
+        text = self.chat(model_id, messages, reply, options)
+        answer.reasoning(reply.thinking)
+        answer.text(text)
+        return reply.response(*answer.finish(), model_id)
+
+    def stream(
+        self,
+        model_id: str,
+        messages: Sequence[Message],
+        on_token: Callable[[str], None],
+        options: TurnOptions = NO_TURN_OPTIONS,
+        on_thinking: Callable[[str], None] | None = None,
+    ) -> Response:
+        reply = Reply(self.name)
+        answer = Answer(on_token, on_thinking)
+        parts = self.chat_stream(model_id, messages, reply, options)
         try:
-            for text in parts:
-                pieces.append(text)
-                on_token(text)
+            for is_reasoning, text in parts:
+                if is_reasoning:
+                    answer.reasoning(text)
+                else:
+                    answer.text(text)
         finally:
             parts.close()
-        return reply.response("".join(pieces), model_id)
+        return reply.response(*answer.finish(), model_id)
 
     # -- one request, as JSON or as events ---------------------------------------------------
-
-    def _payload(self, model_id: str, messages: Sequence[Message], stream: bool) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "model": model_id,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "stream": stream,
-        }
-        if stream:
-            payload["stream_options"] = {"include_usage": True}
-        return payload
 
     def _json(self, response: httpx.Response, route: str) -> Any:
         check_status(response, route)
@@ -225,23 +239,34 @@ class OpenAIBackend:
         except RecursionError:
             raise BadReply("a body nested too deeply to read") from None
 
-    def chat(self, model_id: str, messages: Sequence[Message], reply: Reply) -> str:
-        """One non-streamed request; fills `reply` and returns the answer's text."""
-        with self._errors(model_id):
-            payload = self._payload(model_id, messages, stream=False)
+    def chat(
+        self,
+        model_id: str,
+        messages: Sequence[Message],
+        reply: Reply,
+        options: TurnOptions = NO_TURN_OPTIONS,
+    ) -> str:
+        """One non-streamed request; fills `reply` (its reasoning too) and returns the text."""
+        with self._errors(model_id, options):
+            payload = request_body(model_id, messages, options, stream=False)
             data = self._json(self._client.post(self._urls[_CHAT], json=payload), _CHAT)
             return reply.take_completion(data)
 
     def chat_stream(
-        self, model_id: str, messages: Sequence[Message], reply: Reply
-    ) -> Generator[str, None, None]:
-        """One streamed request: yields each piece of text, filling `reply` as chunks arrive.
+        self,
+        model_id: str,
+        messages: Sequence[Message],
+        reply: Reply,
+        options: TurnOptions = NO_TURN_OPTIONS,
+    ) -> Generator[tuple[bool, str], None, None]:
+        """One streamed request: yields `(is_reasoning, text)` for each piece, filling `reply`
+        as chunks arrive.
 
         Nothing is sent until the first piece is asked for. Faults are mapped in here, but not
         those of the caller's own code between pieces (a closed stdout is not a server fault).
         """
-        with self._errors(model_id):
-            payload = self._payload(model_id, messages, stream=True)
+        with self._errors(model_id, options):
+            payload = request_body(model_id, messages, options, stream=True)
             with self._client.stream("POST", self._urls[_CHAT], json=payload) as response:
                 if response.status_code >= 300:
                     response.read()
@@ -251,18 +276,20 @@ class OpenAIBackend:
                     # A server that ignores "stream": true answers as if it had not been asked.
                     response.read()
                     text = reply.take_completion(self._json(response, _CHAT))
+                    if reply.thinking:
+                        yield True, reply.thinking
                     if text:
-                        yield text
+                        yield False, text
                     return
                 for data in sse_data(response.iter_lines()):
                     if data.strip() == "[DONE]":
                         reply.done = True
                         break
                     yield from reply.take_chunk(loads_event(data))
+            if not reply.seen:
+                raise ClosedEmpty()
             if not reply.done and reply.finish_reason is None:
                 raise Dropped()
-            if not reply.seen:
-                raise BadReply("a stream that ended before the answer began")
 
     def _available(self) -> tuple[str, ...]:
         try:
@@ -274,10 +301,10 @@ class OpenAIBackend:
         """A server's (or client's) words fit for a message: scrubbed of the key, then cut."""
         return shorten(scrub(text, (self._secret,)))
 
-    def _errors(self, model_id: str | None) -> Any:
+    def _errors(self, model_id: str | None, options: TurnOptions = NO_TURN_OPTIONS) -> Any:
         """Map every fault of one request to a `ModelError`, scrubbed of the key (the server's
         words may repeat it); Ctrl-C and ORE's own bugs pass through."""
-        return mapped_errors(lambda exc: _classify(exc, self, model_id), (self._secret,))
+        return mapped_errors(lambda exc: _classify(exc, self, model_id, options), (self._secret,))
 
 
 def _checked_url(raw: str, address: str) -> Any:
@@ -294,18 +321,27 @@ def _checked_url(raw: str, address: str) -> Any:
     return parts
 
 
-def _classify(exc: Exception, backend: OpenAIBackend, model_id: str | None) -> ModelError | None:
+def _classify(
+    exc: Exception, backend: OpenAIBackend, model_id: str | None, options: TurnOptions
+) -> ModelError | None:
     import httpx
 
     address = backend.address
     server = f"the server at {address}"
     if isinstance(exc, StatusError):
+        detail = backend._said(error_detail(exc.body))
+        if exc.status not in (401, 403) and refuses_images(options, exc.status, detail):
+            return no_images(server, model_id, detail)
         return _classify_status(exc, backend, model_id)
     if isinstance(exc, BadReply):
         return unreadable(
             server,
             exc.what,
             "check that --base-url or ORE_BASE_URL points at an OpenAI-compatible API",
+        )
+    if isinstance(exc, ClosedEmpty):
+        return closed_without_answer(
+            server, "start the server with a larger context (llama-server -c N)"
         )
     if isinstance(exc, ServerSaid):
         return ModelError(f"{server} reported an error: {backend._said(str(exc))}")

@@ -1,18 +1,20 @@
-"""Reading what an OpenAI-compatible server sends: JSON replies, server-sent event streams and
-error bodies (whose text is returned whole: the backend scrubs secrets, then shortens it). Pure parsing, no I/O: faults are raised as the private signals below, which
-`ore.backends.openai` classifies into `ModelError`s.
+"""The OpenAI-compatible wire: the request body of one turn, and reading what the server sends
+(JSON replies, server-sent event streams and error bodies, whose text is returned whole: the
+backend scrubs secrets, then shortens it). Pure, no I/O: faults are raised as the private
+signals below, which `ore.backends.openai` classifies into `ModelError`s.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..types import Response
+from ..types import Message, Response, TurnOptions
 from .base import usage_metadata
 
 if TYPE_CHECKING:
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadReply",
+    "ClosedEmpty",
     "Dropped",
     "Reply",
     "ServerSaid",
@@ -27,6 +30,8 @@ __all__ = [
     "check_status",
     "error_detail",
     "loads_event",
+    "refusal",
+    "request_body",
     "sse_data",
 ]
 
@@ -38,6 +43,77 @@ _METADATA = {
     "prompt_eval_duration": ("timings", "prompt_ms", 1_000_000),
     "eval_duration": ("timings", "predicted_ms", 1_000_000),
 }
+
+
+#: Model options by Ollama's name -> the OpenAI field. The standard fields, and `top_k`, `min_p`
+#: and `repeat_penalty`, which llama.cpp's server, vLLM and LM Studio read as extensions.
+_OPTION_FIELDS = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "seed": "seed",
+    "num_predict": "max_tokens",
+    "stop": "stop",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "top_k": "top_k",
+    "min_p": "min_p",
+    "repeat_penalty": "repeat_penalty",
+}
+
+
+# -- the request ---------------------------------------------------------------------------------
+
+
+def refusal(options: TurnOptions) -> str | None:
+    """Why an OpenAI-compatible server cannot be sent `options`, or None."""
+    for key in options.options:
+        if key == "num_ctx":
+            return (
+                "-o num_ctx cannot be sent to an OpenAI-compatible server: its context size is "
+                "set when it starts (llama-server -c N, vllm --max-model-len N)"
+            )
+        if key not in _OPTION_FIELDS:
+            return f"-o {key} cannot be sent to an OpenAI-compatible server"
+    predict = options.options.get("num_predict")
+    if isinstance(predict, int) and predict < 1:
+        return "-o num_predict must be 1 or more for an OpenAI-compatible server (max_tokens)"
+    if options.keep_alive is not None:
+        return (
+            "--keep-alive is Ollama's; an OpenAI-compatible server keeps its model loaded by "
+            "its own settings"
+        )
+    if options.think is True:
+        return (
+            "--think without a level cannot be sent to an OpenAI-compatible server: give one "
+            "(--think low|medium|high; sent as reasoning_effort)"
+        )
+    return None
+
+
+def request_body(
+    model_id: str, messages: Sequence[Message], options: TurnOptions, *, stream: bool
+) -> dict[str, Any]:
+    """The `POST /chat/completions` body of one turn; only the fields `options` sets are added,
+    so a plain turn's body is `model`, `messages`, `stream` (and `stream_options`)."""
+    wire: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in messages]
+    if options.images:
+        parts: list[dict[str, Any]] = [{"type": "text", "text": wire[-1]["content"]}]
+        for image in options.images:
+            data = base64.b64encode(image.data).decode("ascii")
+            url = f"data:{image.media_type};base64,{data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        wire[-1]["content"] = parts
+    body: dict[str, Any] = {"model": model_id, "messages": wire, "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    for key, value in options.options.items():
+        body[_OPTION_FIELDS[key]] = list(value) if isinstance(value, tuple) else value
+    if options.schema is not None:
+        schema = {"name": "answer", "schema": dict(options.schema)}
+        body["response_format"] = {"type": "json_schema", "json_schema": schema}
+    if options.think is not None:
+        body["reasoning_effort"] = "none" if options.think is False else options.think
+    return body
 
 
 # -- reading replies -----------------------------------------------------------------------------
@@ -53,6 +129,7 @@ class Reply:
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] = {}
         self.timings: dict[str, Any] = {}
+        self.thinking = ""
         self.done = False
         self.seen = False
 
@@ -78,10 +155,12 @@ class Reply:
         if not isinstance(message, dict):
             raise BadReply("a choice with no message")
         self._take_finish(choice)
+        self.thinking = _reasoning(message)
         content = message.get("content")
         return content if isinstance(content, str) else ""
 
-    def take_chunk(self, data: dict[str, Any]) -> Iterator[str]:
+    def take_chunk(self, data: dict[str, Any]) -> Iterator[tuple[bool, str]]:
+        """`(is_reasoning, text)` for what one event carries."""
         self._take_common(data)
         choice = _first_choice(data)  # the usage chunk has "choices": []
         if choice is None:
@@ -89,16 +168,19 @@ class Reply:
         delta = choice.get("delta")
         if delta is not None and not isinstance(delta, dict):
             raise BadReply("a chunk whose delta is not an object")
+        reasoning = _reasoning(delta or {})
+        if reasoning:
+            yield True, reasoning
         content = (delta or {}).get("content")
         if isinstance(content, str) and content:  # the role-only first chunk has none
-            yield content
+            yield False, content
         self._take_finish(choice)
 
     def _take_finish(self, choice: dict[str, Any]) -> None:
         if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
             self.finish_reason = choice["finish_reason"]
 
-    def response(self, content: str, model_id: str) -> Response:
+    def response(self, content: str, thinking: str, model_id: str) -> Response:
         meta: dict[str, Any] = {"backend": self.backend}
         for ours, (source, theirs, scale) in _METADATA.items():
             value = getattr(self, source).get(theirs)
@@ -109,7 +191,19 @@ class Reply:
             meta["done_reason"] = self.finish_reason
         total = self.usage.get("total_tokens")
         meta = usage_metadata(meta, self.started, total_tokens=total)
-        return Response(content=content, model_id=self.model or model_id, metadata=meta)
+        return Response(
+            content=content, model_id=self.model or model_id, metadata=meta, thinking=thinking
+        )
+
+
+def _reasoning(message: Mapping[str, Any]) -> str:
+    """The reasoning a message or delta carries: `reasoning_content` (llama.cpp, vLLM, DeepSeek)
+    or `reasoning` (Ollama's /v1, OpenRouter)."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
@@ -216,6 +310,11 @@ class ServerSaid(Exception):
 
 class Dropped(Exception):
     """The stream ended with neither `[DONE]` nor a finish reason."""
+
+
+class ClosedEmpty(Exception):
+    """The event stream was opened and closed without one event of the answer (at most
+    `[DONE]`): llama.cpp's server does this for a prompt over its context window."""
 
 
 def check_status(response: httpx.Response, route: str) -> None:

@@ -1,9 +1,10 @@
 """Which backend and which model: pure choices over plain values, made in this one place.
 
-The rules: the backend is `--backend` (ORE_BACKEND), else a replayed artifact's, else Ollama; the
-model is `--model`, else `ORE_MODEL`, else a preset's own default (`deepseek-chat`), else the
-server's default (upstream's preference order), and the server's model list is fetched only when
-that default is needed.
+The rules: the backend is `--backend` (ORE_BACKEND), else the artifact's (replayed or chained
+from: one rule for both), else Ollama; the address is `--base-url` or the environment, else the
+artifact's, which then gets no credential; the model is `--model`, else `ORE_MODEL`, else a
+preset's own default (`deepseek-chat`), else the server's default (upstream's preference order),
+and the server's model list is fetched only when that default is needed.
 
 Presets are the OpenAI-compatible backend with a fixed address, key variable and default model:
 `deepseek` (https://api.deepseek.com, `DEEPSEEK_API_KEY`, `deepseek-chat`), as upstream ORE 1.2.
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import NoModels
+from ..types import TurnOptions
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
 __all__ = [
@@ -23,12 +25,15 @@ __all__ = [
     "PREFERRED_MODELS",
     "PRESETS",
     "Preset",
+    "backend_name",
+    "backend_refusal",
     "choose_backend",
     "choose_model",
     "default_model",
     "model_for",
     "no_models",
     "requested_model",
+    "speaks_openai",
 ]
 
 
@@ -107,6 +112,30 @@ def model_for(flag: str | None, backend: Backend, env: Mapping[str, str] | None 
     return choose_model(flag, available, address=backend.address, backend=backend.name, env=env)
 
 
+def backend_name(name: str | None = None, recorded_name: str | None = None) -> str:
+    """The kind of server a turn goes to: `name` (--backend, ORE_BACKEND), else the artifact's
+    (replayed or chained from), else "ollama". Known before anything is built or asked."""
+    chosen = (name or recorded_name or "ollama").lower()
+    return chosen if chosen == "openai" or chosen in PRESETS else "ollama"
+
+
+def speaks_openai(name: str) -> bool:
+    """Whether the backend `name` speaks the OpenAI protocol (openai and its presets)."""
+    return name == "openai" or name in PRESETS
+
+
+def backend_refusal(name: str, options: TurnOptions) -> str | None:
+    """Why the backend `name` cannot honour `options` (e.g. `num_ctx` on an OpenAI-compatible
+    server), or None; asked before any request, so a refusal costs none."""
+    from .ollama import OllamaBackend
+    from .openai import OpenAIBackend
+
+    kind: type[OllamaBackend] | type[OpenAIBackend] = (
+        OpenAIBackend if speaks_openai(name) else OllamaBackend
+    )
+    return kind.refusal(options)
+
+
 def choose_backend(
     name: str | None = None,
     base_url: str | None = None,
@@ -121,14 +150,15 @@ def choose_backend(
 
     For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
     ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
-    `recorded_*` (a replayed artifact's backend) fill in only what flags and environment leave
-    unset, and no credential (an API key, `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an
-    address that came from an artifact alone: an artifact is untrusted data, and must not be
-    able to send a credential to a server of its choice.
+    `recorded_*` (the backend of an artifact replayed or chained from: one rule for both) fill
+    in only what flags and environment leave unset, and no credential (an API key,
+    `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an address that came from an artifact alone:
+    an artifact is untrusted data, and must not be able to send a credential to a server of
+    its choice.
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT
-    chosen = name or recorded_name or "ollama"
+    chosen = backend_name(name, recorded_name)
     fallback = recorded_url if recorded_name == chosen else None
     if chosen in PRESETS:
         return _preset(chosen, PRESETS[chosen], base_url, seconds, environ, limits)

@@ -25,7 +25,7 @@ from .console import (
     reported,
     silence_stdout,
 )
-from .options import Options, check_conflicts
+from .options import Options, check_conflicts, optional_values
 
 __all__ = ["Options", "cli", "main"]
 
@@ -154,12 +154,55 @@ __all__ = ["Options", "cli", "main"]
 )
 @click.option(
     "--artifact-version",
-    type=click.Choice(["v1", "v2", "ore.exec.v1", "ore.exec.v2"]),
-    default="v2",
+    type=click.Choice(["v1", "v2", "v3", "ore.exec.v1", "ore.exec.v2", "ore.exec.v3"]),
+    default="v3",
     envvar="ORE_ARTIFACT_VERSION",
     show_default=True,
-    help="What --artifact-out writes: v2 (exact replay, lineage) or v1 (upstream's fields only).",
+    help="What --artifact-out writes: v3 (exact replay, with the turn's controls), v2 (ORE "
+    "0.10's) or v1 (upstream's fields only).",
 )
+@click.option(
+    "--option",
+    "-o",
+    "option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A model option for the turn, e.g. -o temperature=0.2 -o num_predict=200 (repeatable).",
+)
+@click.option(
+    "--keep-alive",
+    metavar="DURATION",
+    help="How long Ollama keeps the model loaded after the answer (5m; 0 unloads; -1 keeps).",
+)
+@click.option(
+    "--schema",
+    metavar="SCHEMA",
+    help="The answer is JSON following SCHEMA: a JSON Schema, a file, or fields 'name, age int'.",
+)
+@click.option("--schema-show", is_flag=True, help="Print the JSON Schema of --schema and exit.")
+@click.option(
+    "--think",
+    is_flag=False,
+    flag_value="on",
+    metavar="[LEVEL]",
+    help="Ask a thinking model to reason (LEVEL: low, medium or high).",
+)
+@click.option("--no-think", is_flag=True, help="Ask a thinking model not to reason.")
+@click.option("--hide-thinking", is_flag=True, help="Never show the model's reasoning on stderr.")
+@click.option(
+    "--attach",
+    "-a",
+    multiple=True,
+    metavar="PATH|-",
+    help="Attach an image to the turn: PNG, JPEG, WebP or GIF ('-': stdin; repeatable).",
+)
+@click.option(
+    "--usage", "-u", is_flag=True, help="After the answer, one line: tokens, seconds, tokens/s."
+)
+@click.option(
+    "--extract", "-x", is_flag=True, help="Print only the answer's first fenced code block."
+)
+@click.option("--extract-last", is_flag=True, help="Print only the answer's last code block.")
 @click.version_option(__version__, "--version", prog_name="ore", message="%(prog)s %(version)s")
 def cli(**kwargs: Any) -> None:
     """Send PROMPT (and/or piped stdin) to a local model; print the answer.
@@ -194,6 +237,10 @@ def cli(**kwargs: Any) -> None:
             listings.list_skills()
         elif o.list_models:
             listings.list_models(o)
+        elif o.schema_show:
+            from .controls import show_schema
+
+            show_schema(o)
         elif o.repl:
             code = turns.repl(o)
             if code:
@@ -234,6 +281,7 @@ SUBCOMMANDS = ("graph", "session", "schema", "skill")
 def _dispatch(args: list[str]) -> int:
     command: click.Command = cli
     prog = "ore"
+    args = optional_values(args)
     if args[:1] and args[0] in SUBCOMMANDS:
         name = args[0]
         module = importlib.import_module(f"{__package__}.{name}")

@@ -35,6 +35,7 @@ __all__ = [
     "note",
     "out",
     "print_json",
+    "reasoning",
     "report",
     "reported",
     "silence_stdout",
@@ -89,6 +90,13 @@ def note(text: str) -> None:
     """A diagnostic line on stderr (dimmed on a colour terminal)."""
     text = visible(text)
     click.echo(click.style(text, dim=True) if _color() else text, err=True)
+
+
+def reasoning(text: str) -> None:
+    """A piece of the model's reasoning on stderr, as it arrives: dimmed on a colour terminal,
+    control characters made visible (line breaks and tabs kept), no line break added."""
+    text = visible(text, keep="\n\t")
+    click.echo(click.style(text, dim=True) if _color() else text, err=True, nl=False)
 
 
 def warn(message: str) -> None:

@@ -1,23 +1,30 @@
 """The flags of one invocation: which of them cannot be combined, and the parsing of the ones
-that carry structured values (`--tool-arg KEY=VALUE`, `--grant PERM`)."""
+that carry structured values (`--tool-arg KEY=VALUE`, `--grant PERM`, `-o KEY=VALUE`,
+`--keep-alive`, `--think [LEVEL]`)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import click
 
-from ..errors import ToolArgError, ToolError
+from ..errors import OptionError, ToolArgError, ToolError
 
 __all__ = [
+    "MODEL_OPTIONS",
     "STDIN_PROMPT",
+    "THINK_LEVELS",
     "Options",
     "check_conflicts",
+    "optional_values",
     "parse_grants",
+    "parse_keep_alive",
+    "parse_model_options",
     "parse_size",
+    "parse_think",
     "parse_tool_args",
 ]
 
@@ -66,6 +73,17 @@ class Options(NamedTuple):
     artifact_out: str | None
     artifact_in: str | None
     artifact_version: str
+    option: tuple[str, ...]
+    keep_alive: str | None
+    schema: str | None
+    schema_show: bool
+    think: str | None
+    no_think: bool
+    hide_thinking: bool
+    attach: tuple[str, ...]
+    usage: bool
+    extract: bool
+    extract_last: bool
 
     @property
     def session_name(self) -> str | None:
@@ -110,6 +128,10 @@ class Options(NamedTuple):
 def check_conflicts(o: Options) -> None:
     """Upstream's invalid combinations (and this project's additions) are usage errors, exit 2."""
     repl_flag = "--interactive" if o.interactive else "--conversational"
+    extract = "--extract-last" if o.extract_last else ("--extract" if o.extract else "")
+    extracting = bool(extract)
+    stdin_image = "-" in (o.attach or ())
+    replay = o.artifact_in is not None and o.prompt is None
     pairs: list[tuple[bool, str]] = [
         (o.interactive and o.conversational, "--interactive and --conversational"),
         (o.interactive and o.save_session is not None, "--interactive and --save-session"),
@@ -135,6 +157,18 @@ def check_conflicts(o: Options) -> None:
         (o.stdin_prompt and o.repl, "the prompt '-' (read stdin) and a REPL mode"),
         (o.stdin_prompt and o.artifact_in == "-", "the prompt '-' and --artifact-in -"),
         (o.no_stdin and o.artifact_in == "-", "--no-stdin and --artifact-in -"),
+        (o.think is not None and o.no_think, "--think and --no-think"),
+        (o.extract and o.extract_last, "--extract and --extract-last"),
+        (extracting and o.as_json, f"{extract} and --json"),
+        (extracting and o.schema is not None, f"{extract} and --schema"),
+        (extracting and o.artifact_out == "-", f"{extract} and --artifact-out -"),
+        (extracting and o.stream is True, f"{extract} and --stream"),
+        (o.schema is not None and o.stream is True, "--schema and --stream"),
+        (stdin_image and o.repl, "--attach - and a REPL mode"),
+        (stdin_image and o.artifact_in == "-", "--attach - and --artifact-in -"),
+        (replay and bool(o.attach), "--attach and a replay (it re-reads the recorded images)"),
+        (stdin_image and o.stdin_prompt, "--attach - and the prompt '-' (both read stdin)"),
+        (stdin_image and o.no_stdin, "--attach - and --no-stdin"),
     ]
     for conflict, what in pairs:
         if conflict:
@@ -159,6 +193,12 @@ def check_conflicts(o: Options) -> None:
         raise click.BadParameter("give a path, or '-' for stdin", param_hint="--artifact-in")
     if o.artifact_out is not None and not o.artifact_out.strip():
         raise click.BadParameter("give a path, or '-' for stdout", param_hint="--artifact-out")
+    if o.schema_show and o.schema is None:
+        raise click.UsageError("--schema-show needs --schema SCHEMA.")
+    if stdin_image and o.prompt is None and not o.dry_run:
+        raise click.UsageError(
+            "with --attach -, stdin holds the image: give the prompt as an argument."
+        )
 
 
 def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
@@ -216,3 +256,118 @@ def parse_size(value: str) -> int:
             param_hint="--max-size",
         )
     return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2).upper()]
+
+
+# -- turn controls: -o KEY=VALUE, --keep-alive, --think ------------------------------------------
+
+#: `-o KEY=VALUE`: the model options ORE knows (Ollama's names), as (type, lowest, highest);
+#: None is unbounded. `stop` is a string and may be given more than once.
+MODEL_OPTIONS: dict[str, tuple[type, float | None, float | None]] = {
+    "temperature": (float, 0.0, 2.0),
+    "top_p": (float, 0.0, 1.0),
+    "top_k": (int, 0, None),
+    "min_p": (float, 0.0, 1.0),
+    "seed": (int, -(2**63), 2**63 - 1),
+    "num_ctx": (int, 1, None),
+    "num_predict": (int, -2, None),
+    "stop": (str, None, None),
+    "repeat_penalty": (float, 0.0, None),
+    "presence_penalty": (float, -2.0, 2.0),
+    "frequency_penalty": (float, -2.0, 2.0),
+}
+#: `--think LEVEL`; a bare `--think` is "on".
+THINK_LEVELS = ("low", "medium", "high")
+_DURATION = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+")
+
+
+def parse_model_options(values: Iterable[str]) -> dict[str, Any]:
+    """`-o KEY=VALUE` values, typed and range-checked (`stop` collected into a tuple).
+
+    :raises OptionError: (exit 2) for a value without '=', an unknown key (the known ones are
+        listed), a wrong type or range, or a key other than `stop` given twice.
+    """
+    options: dict[str, Any] = {}
+    for value in values or ():
+        key, sep, raw = value.partition("=")
+        key = key.strip()
+        if not sep:
+            raise OptionError(f"-o {_shown(value)} is not KEY=VALUE (e.g. -o temperature=0.2)")
+        if key not in MODEL_OPTIONS:
+            known = ", ".join(sorted(MODEL_OPTIONS))
+            raise OptionError(f"-o {_shown(key)} is not an option ORE knows; known: {known}")
+        if key == "stop":
+            if not raw:
+                raise OptionError("-o stop= needs a text to stop at")
+            options["stop"] = (*options.get("stop", ()), raw)
+            continue
+        if key in options:
+            raise OptionError(f"-o {key} is given more than once: give it once")
+        options[key] = _typed(key, raw)
+    return options
+
+
+def _typed(key: str, raw: str) -> int | float:
+    kind, low, high = MODEL_OPTIONS[key]
+    what = "a whole number" if kind is int else "a number"
+    try:
+        number: int | float = int(raw.strip()) if kind is int else float(raw.strip())
+    except ValueError:
+        number = math.nan
+    if isinstance(number, float) and not math.isfinite(number):
+        raise OptionError(f"-o {key}={_shown(raw)[1:-1]}: {key} must be {what}")
+    if (low is not None and number < low) or (high is not None and number > high):
+        span = (
+            f"between {low:g} and {high:g}" if low is not None and high is not None
+            else f"at least {low:g}" if low is not None else f"at most {high:g}"
+        )  # fmt: skip
+        raise OptionError(f"-o {key}={raw.strip()}: {key} must be {what} {span}")
+    if key == "num_predict" and number == 0:
+        raise OptionError(
+            "-o num_predict=0 would generate nothing: give a limit of 1 or more, "
+            "-1 for none or -2 to fill the context"
+        )
+    return number
+
+
+def parse_keep_alive(value: str | None) -> str | int | None:
+    """`--keep-alive`: whole seconds (`0` unloads after the answer, `-1` keeps it loaded), or a
+    Go duration as Ollama takes it (`5m`, `1h30m`, `-1m`); whole seconds are sent as a number.
+
+    :raises OptionError: (exit 2) for anything else.
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    if re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    if _DURATION.fullmatch(text):
+        return text
+    raise OptionError(
+        f"--keep-alive {_shown(value)} is not a duration: use seconds (0 unloads after the "
+        "answer, -1 keeps the model loaded) or a duration such as 5m or 1h30m"
+    )
+
+
+def parse_think(think: str | None, no_think: bool) -> bool | str | None:
+    """`--think` (True), `--think LEVEL`, `--no-think` (False), or neither (None)."""
+    if no_think:
+        return False
+    if think is None:
+        return None
+    if think == "on":
+        return True
+    if think not in THINK_LEVELS:
+        raise OptionError(f"--think {_shown(think)} is not a level: use {', '.join(THINK_LEVELS)}")
+    return think
+
+
+def optional_values(args: list[str]) -> list[str]:
+    """`args` with a bare `--think` made explicit (`--think=on`) unless a level follows it, so
+    `ore --think "a question"` does not take the question for a level."""
+    fixed: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return fixed + args[i:]
+        following = args[i + 1] if i + 1 < len(args) else None
+        fixed.append("--think=on" if arg == "--think" and following not in THINK_LEVELS else arg)
+    return fixed

@@ -19,17 +19,17 @@ def schema() -> None:
 @click.option(
     "--version",
     "version",
-    type=click.Choice(["v1", "v2", *SUPPORTED_VERSIONS]),
+    type=click.Choice(["v1", "v2", "v3", *SUPPORTED_VERSIONS]),
     default=ARTIFACT_VERSION,
     show_default=True,
-    help="Which artifact version (v2 is what ORE writes; v1 is upstream's).",
+    help="Which artifact version (v3 is what ORE writes; v2 ORE 0.10's; v1 upstream's).",
 )
 def artifact(version: str) -> None:
     """Print the JSON Schema (draft 2020-12) of an execution artifact.
 
     \b
     Example:
-      ore schema artifact > ore.exec.v2.schema.json
+      ore schema artifact > ore.exec.v3.schema.json
       ore schema artifact --version v1
     """
     with reported():

@@ -11,15 +11,15 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
-from ..errors import ModelNotFound, OreError
-from .answer import AnswerOut, Display, deliver, execute_turn
+from ..errors import ContextTooLong, ModelNotFound, OreError
 from .console import is_terminal, note, out, print_json, report
 from .context import gather, plan_context
 from .options import Options, parse_size
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ..backends import Backend
     from ..core import Turn
     from ..store import FileSessionStore
-    from ..types import Message, Session, TurnContext
+    from ..types import Message, Reasoner, Session, TurnContext, TurnOptions
+    from .present import Display, Outcome, Sink
 
 __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_turn"]
 
@@ -69,7 +70,8 @@ def _prompt_of(o: Options) -> str:
     `ore.cli.stdin` (`-` as the argument: stdin alone)."""
     from .stdin import prompt_stdin
 
-    piped = prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
+    image_on_stdin = "-" in (o.attach or ())  # then stdin holds the image, not text
+    piped = None if image_on_stdin else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
     return combine_prompt(None if o.stdin_prompt else o.prompt, piped)
 
 
@@ -85,6 +87,56 @@ def _store() -> FileSessionStore:
     return default_store()
 
 
+# -- executing one turn --------------------------------------------------------------------------
+
+
+def _execute(
+    reasoner: Reasoner,
+    messages: Sequence[Message],
+    session: Session | None,
+    ctx: TurnContext,
+    *,
+    system: str | None,
+    display: Display,
+    sink: Sink,
+    controls: TurnOptions,
+) -> Outcome:
+    """The one place a turn is executed (streamed through `sink` when the display says so);
+    an empty answer raises here, before anything is saved or written. `session` is what is
+    sent: with --history, the last turns only."""
+    from ..core import execute
+    from .present import outcome
+
+    history = session.messages if session is not None else ()
+    started = time.monotonic()
+    sink.open()
+    try:
+        turn = execute(
+            messages,
+            session,
+            ctx.tool_results,
+            ctx.skills,
+            reasoner=reasoner,
+            system=system,
+            on_token=sink.token if display.stream else None,
+            options=controls,
+            on_thinking=sink.thinking if display.stream else None,
+        )
+    except ContextTooLong as exc:
+        if history:
+            from ..sessions import turn_count
+
+            turns = turn_count(history)
+            raise ContextTooLong(
+                f"{exc.message}; send only the last turns with --history N "
+                f"(this conversation has {turns} turn{'' if turns == 1 else 's'})"
+            ) from None
+        raise
+    finally:
+        sink.close()  # an error line never continues the reasoning's line or a live view
+    return outcome(turn, display, sink, time.monotonic() - started, history=history)
+
+
 def _user(prompt: str) -> list[Message]:
     from ..types import Message
 
@@ -96,37 +148,57 @@ def _user(prompt: str) -> list[Message]:
 
 def _dry_run(
     model: str | None, messages: Sequence[Message], session: Session | None, ctx: TurnContext, *,
-    system: str | None,
+    system: str | None, controls: TurnOptions,
 ) -> None:  # fmt: skip
-    """Print exactly what one turn would send, in order; call nothing."""
+    """Print exactly what one turn would send, in order, with every control; call nothing."""
     from ..core import build_messages
 
     sent = build_messages(messages, session, ctx.tool_results, ctx.skills, system=system)
     out: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m.role, "content": m.content} for m in sent],
+        **controls.to_dict(),
     }
     if ctx.routing is not None:
         out["routing"] = ctx.routing.to_dict()
     print_json(out)
 
 
+def _show(
+    o: Options, result: Outcome, display: Display, sink: Sink, *, kept: str,
+    artifact: ExecutionArtifact | None = None, routing: Mapping[str, Any] | None = None,
+) -> None:  # fmt: skip
+    """After the turn is saved: the answer, `--json`, `--artifact-out -`, then `finish`."""
+    from .present import deliver, finish, response_json
+
+    deliver(result, display, sink, kept=kept)
+    if o.as_json:
+        print_json(response_json(result, routing))
+    if artifact is not None and o.artifact_out == "-":
+        _write_artifact_stdout(o.artifact_version, artifact)
+    finish(result, display)
+
+
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
-    from ..backends import model_for, requested_model
+    from ..backends import backend_name, model_for, requested_model
     from ..sessions import last_turns
+    from .controls import turn_options
+    from .present import Display, Sink
 
     prompt = _prompt_of(o)
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
+    controls = turn_options(o, backend_name(o.backend))
     session = sent = saving = None
     if o.session_name is not None:
         session, saving = _open_session(o, create=not o.dry_run)
         sent = last_turns(session, o.history)
     if o.dry_run:
         ctx = gather(prompt, plan)
-        _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o.system))
+        _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o.system),
+                 controls=controls)  # fmt: skip
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
@@ -134,10 +206,13 @@ def single_turn(o: Options) -> None:
     ctx = gather(prompt, plan)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
-    display, stdout = Display.of(o), AnswerOut()
-    turn = execute_turn(
-        reasoner, _user(prompt), sent, ctx, system=_system(o.system), display=display, stdout=stdout
-    )
+    display = Display.of(o, controls)
+    sink = Sink(display)
+    result = _execute(
+        reasoner, _user(prompt), sent, ctx, system=_system(o.system), display=display, sink=sink,
+        controls=controls,
+    )  # fmt: skip
+    turn = result.turn
     kept = ""
     if saving is not None and turn.session is not None and session is not None and sent is not None:
         saving.save(session.append(*turn.session.messages[len(sent.messages) :]), turn)
@@ -146,14 +221,8 @@ def single_turn(o: Options) -> None:
     if o.artifact_out is not None:
         artifact = _artifact(turn, backend, prompt=prompt, model_id=reasoner.model_id, ctx=ctx)
         kept += _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
-    deliver(turn, display, stdout, kept=kept)
-    if o.as_json:
-        out_json = turn.response.to_dict()
-        if ctx.routing is not None:
-            out_json["routing"] = ctx.routing.to_dict()
-        print_json(out_json)
-    if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o.artifact_version, artifact)
+    routing = ctx.routing.to_dict() if ctx.routing is not None else None
+    _show(o, result, display, sink, kept=kept, artifact=artifact, routing=routing)
 
 
 # -- artifacts: --artifact-out, replay and chaining ----------------------------------------------
@@ -217,14 +286,14 @@ def artifact_turn(o: Options) -> None:
 
     The artifact is read and validated first, so a bad one costs no model call. The model is
     --model, else the one the artifact recorded (ORE_MODEL does not override an artifact).
-    Stdin is read as the artifact itself (`--artifact-in -`) or, with the prompt `-`, as the
-    new prompt to chain; never otherwise.
+    Stdin is read only as the artifact itself (`--artifact-in -`), never as a prompt.
     """
     from ..artifacts import plan_turn, read_artifact
+    from ..backends import backend_name
     from ..types import TurnContext
+    from .controls import turn_options
+    from .present import Display, Sink
 
-    if o.session_name is not None:
-        raise click.UsageError("--artifact-in and a session flag cannot be used together.")
     prompt = _prompt_of(o) if o.stdin_prompt else o.prompt
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
@@ -237,32 +306,33 @@ def artifact_turn(o: Options) -> None:
     plan = plan_turn(parent, prompt, system=_system(o.system))
     model = o.model or plan.model_id
     ctx = TurnContext(tool_results=tuple(plan.tool_results))
+    recorded = parent.backend
+    kind = backend_name(o.backend, recorded.name if recorded else None)
+    controls = turn_options(o, kind, plan.controls)  # a replay sends the recorded ones again
     if o.dry_run:
-        _dry_run(model, plan.messages, None, ctx, system=plan.system)
+        _dry_run(model, plan.messages, None, ctx, system=plan.system, controls=controls)
         return
     _check_artifact_out(o.artifact_out)
-    # A replay may reach the server it recorded (when flags and environment name none); a chain
-    # never does: the new prompt must not go to an address an artifact chose.
-    recorded = parent.backend if plan.relation == "replay" else None
+    # Replay and chain choose the server by one rule (ore.backends.select.choose_backend): the
+    # artifact's record fills in what flags and environment leave unset, and no credential is
+    # ever sent to an address that came from the artifact alone.
     backend = backend_for(o, (recorded.name, recorded.base_url) if recorded else None)
     reasoner = backend.reasoner(model)
-    display, stdout = Display.of(o), AnswerOut()
-    turn = execute_turn(
-        reasoner, plan.messages, None, ctx, system=plan.system, display=display, stdout=stdout
-    )
+    display = Display.of(o, controls)
+    sink = Sink(display)
+    result = _execute(
+        reasoner, plan.messages, None, ctx, system=plan.system, display=display, sink=sink,
+        controls=controls,
+    )  # fmt: skip
     artifact = None
     kept = ""
     if o.artifact_out is not None:
         artifact = _artifact(
-            turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
+            result.turn, backend, prompt=plan.prompt, model_id=model, parent=parent,
             relation=plan.relation,
         )  # fmt: skip
         kept = _write_artifact_file(o.artifact_out, o.artifact_version, artifact)
-    deliver(turn, display, stdout, kept=kept)
-    if o.as_json:
-        print_json(turn.response.to_dict())
-    if artifact is not None and o.artifact_out == "-":
-        _write_artifact_stdout(o.artifact_version, artifact)
+    _show(o, result, display, sink, kept=kept, artifact=artifact)
 
 
 @dataclass(slots=True)
@@ -327,14 +397,17 @@ def repl(o: Options) -> int:
 
     Slash commands (`ore.cli.slash`) change what the next turn carries; none calls a model.
     """
-    from ..backends import model_for
+    from ..backends import backend_name, model_for
     from ..paths import ore_home
     from ..sessions import last_turns
     from ..types import Session
+    from .controls import turn_options
+    from .present import Display, Sink, deliver, finish
     from .repl import read_lines, run_repl
     from .slash import Conversation, run_command
 
     plan = plan_context(o)
+    controls = turn_options(o, backend_name(o.backend))  # the same for every turn
     backend = backend_for(o)
     session: Session | None = None
     saving: _Saving | None = None
@@ -349,7 +422,7 @@ def repl(o: Options) -> int:
         name=o.save_to,
         history=o.history,
     )
-    display = Display.of(o)
+    display = Display.of(o, controls)
     saving_in: dict[str, _Saving | None] = {"to": saving}
 
     def turn(line: str) -> None:
@@ -357,16 +430,17 @@ def repl(o: Options) -> int:
         sent = last_turns(current, conv.history) if current is not None else None
         ctx = gather(line, plan)
         reasoner = backend.reasoner(conv.model)
-        stdout = AnswerOut()
+        sink = Sink(display)
         try:
-            result = execute_turn(
-                reasoner, _user(line), sent, ctx, system=conv.system, display=display,
-                stdout=stdout,
+            outcome = _execute(
+                reasoner, _user(line), sent, ctx, system=conv.system, display=display, sink=sink,
+                controls=controls,
             )  # fmt: skip
         except ModelNotFound as exc:
             if conv.model_chosen:  # a /model typo need not end the REPL
                 raise OreError(f"{exc.message}; or /model NAME") from None
             raise
+        result = outcome.turn
         kept = ""
         if current is not None and sent is not None and result.session is not None:
             whole = current.append(*result.session.messages[len(sent.messages) :])
@@ -378,7 +452,8 @@ def repl(o: Options) -> int:
                 to.save(whole, result)
                 kept = f"; the turn is saved in session '{conv.name}'"
             conv.session = whole
-        deliver(result, display, stdout, kept=kept)
+        deliver(outcome, display, sink, kept=kept)
+        finish(outcome, display)
 
     interactive_terminal = is_terminal(sys.stdin)
     if interactive_terminal:
