@@ -166,7 +166,8 @@ def test_tool_ops(root: Path, op: str, args: dict[str, str], needle: str) -> Non
 def test_tool_covers_every_op() -> None:
     assert set(OPS) == {
         "overview", "stats", "top-files", "hits", "communities", "symbol", "dependents",
-        "dependencies", "search", "context", "path", "cycles",
+        "dependencies", "search", "context", "path", "cycles", "duplicates", "similar",
+        "conventions", "consistent", "place", "signature", "files",
     }  # fmt: skip
 
 

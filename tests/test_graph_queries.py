@@ -159,7 +159,7 @@ def test_communities_are_kept_until_the_edges_change(g: CodeGraph) -> None:
     from ore.graph.cache import cache_path
 
     first = g.communities()
-    kept = cache_path(g.root).with_suffix(".communities")
+    kept = cache_path(g.root).with_suffix(".derived")
     assert kept.exists()
     assert open_graph(g.root, jobs=1).communities() == first
     kept.write_bytes(b"damaged")

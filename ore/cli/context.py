@@ -5,6 +5,8 @@ model is called, so a refusal costs no chat request and a REPL fails before its 
 `gather` then builds each turn's `TurnContext` from that plan: it runs the tool, activates the
 skill and routes the prompt. Routing never grants anything and never sets a tool argument
 beyond what the tool marks routable (a routed read-file gets a path inside the working folder).
+Text piped on stdin reaches a tool as an argument only where the tool says it takes it
+(`Tool.piped_arg`: `codebase`'s snippet, for the ops that compare code).
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ def plan_context(o: Options) -> ContextPlan:
     return ContextPlan(granted, tool, args, skill, o.skill_resource, threshold)
 
 
-def gather(prompt: str, plan: ContextPlan) -> TurnContext:
-    """The tool results, skills and routing decision of one turn."""
+def gather(prompt: str, plan: ContextPlan, piped: str | None = None) -> TurnContext:
+    """The tool results, skills and routing decision of one turn. `piped` is the text read
+    from stdin, if any (it is part of `prompt` too)."""
     if plan.empty:
         return TurnContext()
     from .. import skills
@@ -84,5 +87,7 @@ def gather(prompt: str, plan: ContextPlan) -> TurnContext:
             active.append(skills.activate(catalog.get(routing.target or "")))
         elif routing.target_type == "tool" and routing.target is not None:
             tool, args = TOOL_REGISTRY[routing.target], dict(routing.args)
+    if tool is not None:
+        args = args | tool.piped_args(args, piped)
     results = (run_gated(tool, args, plan.granted),) if tool is not None else ()
     return TurnContext(tool_results=tuple(results), skills=tuple(active), routing=routing)

@@ -7,81 +7,32 @@ document with `--json`, a table otherwise); errors are one line on stderr with e
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .console import is_terminal, out, reported, visible
-
-if TYPE_CHECKING:
-    from ..graph import CodeGraph
+from .console import out, reported
+from .graph_common import common as _common
+from .graph_common import emit as _emit
+from .graph_common import open_root as _open
+from .graph_judgment import JUDGMENT_COMMANDS, search_by_file
 
 __all__ = ["graph"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _common(limit: int | None) -> Callable[[F], F]:
-    def decorate(f: F) -> F:
-        f = click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")(f)
-        f = click.option(
-            "--root",
-            default=".",
-            show_default=True,
-            help="The folder to index (git work trees honour .gitignore).",
-        )(f)
-        if limit is not None:
-            f = click.option(
-                "--limit", type=click.IntRange(min=1), default=limit, show_default=True,
-                help="At most this many results.",
-            )(f)  # fmt: skip
-        return f
-
-    return decorate
-
-
-def _open(root: str) -> CodeGraph:
-    """The graph of `root`, refreshed; a cold index of many files shows a progress line on a
-    terminal's stderr (the graph library itself prints nothing)."""
-    from ..graph import open_graph
-
-    return open_graph(root, progress=_progress if is_terminal(sys.stderr) else None)
-
-
-def _progress(done: int, total: int) -> None:
-    from ..graph.pool import PARALLEL_MIN
-
-    if total < PARALLEL_MIN:
-        return  # quick enough to need no progress line
-    end = "\n" if done >= total else ""
-    sys.stderr.write(f"\rindexing {done}/{total} files{end}")
-    sys.stderr.flush()
-
-
-def _emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
-    if as_json:
-        from ..graph.export import json_text  # valid UTF-8 whatever the file names hold
-
-        out(json_text(data))
-    elif empty is not None and not data:
-        out(visible(empty))
-    else:
-        out(visible(text(), keep="\n\t"))
 
 
 @click.group(name="graph")
 def graph() -> None:
-    """Answer structural questions about a codebase: ranks, dependencies, symbols, cycles.
+    """Answer questions about a codebase: ranks, dependencies, symbols, cycles, and a
+    reviewer's (duplicates, similar code, conventions, consistency, where code belongs).
 
     The index lives under $ORE_HOME/cache/graph and is refreshed before every answer: only files
-    whose content changed are parsed again.
+    whose content changed are parsed again. Nothing here calls a model.
 
     \b
     Example:
         ore graph top-files --limit 10
         ore graph dependents ore/core.py --depth 2 --json
+        git diff | ore graph duplicates --snippet -
     """
 
 
@@ -197,17 +148,25 @@ graph.command(
 
 @graph.command()
 @click.argument("query")
+@click.option("--by-file", is_flag=True, help="Group the hits by file, most hits first.")
 @_common(50)
-def search(query: str, root: str, as_json: bool, limit: int) -> None:
+def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> None:
     """Find lines containing QUERY (case-insensitive unless QUERY has a capital).
+
+    With --by-file, hits are grouped by file, the files with the most hits first (--json:
+    [{"path", "count", "hits": [{"path", "line", "text"}]}]).
 
     \b
     Example:
         ore graph search "def main"
+        ore graph search logger --by-file --json
     """
     from ..graph import render
 
     with reported():
+        if by_file:
+            search_by_file(query, root, as_json, limit)
+            return
         rows = _open(root).search(query, limit)
         data = [r.to_dict() for r in rows]
         _emit(as_json, data, lambda: render.search_text(rows), f"no line contains '{query}'")
@@ -288,6 +247,10 @@ def export(fmt: str, root: str, as_json: bool) -> None:
         raise click.UsageError("--json goes with --format json only")
     with reported():
         out(render_export(_open(root), fmt))
+
+
+for _command in JUDGMENT_COMMANDS:
+    graph.add_command(_command)
 
 
 if __name__ == "__main__":

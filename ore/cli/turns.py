@@ -68,11 +68,16 @@ def _persona() -> str:
 def _prompt_of(o: Options) -> str:
     """The user message of a single turn: the argument and/or stdin, by the rule in
     `ore.cli.stdin` (`-` as the argument: stdin alone)."""
+    return _prompt_and_piped(o)[0]
+
+
+def _prompt_and_piped(o: Options) -> tuple[str, str | None]:
+    """The user message of a single turn, and the text read from stdin for it (None: none)."""
     from .stdin import prompt_stdin
 
     image_on_stdin = "-" in (o.attach or ())  # then stdin holds the image, not text
     piped = None if image_on_stdin else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
-    return combine_prompt(None if o.stdin_prompt else o.prompt, piped)
+    return combine_prompt(None if o.stdin_prompt else o.prompt, piped), piped
 
 
 def combine_prompt(prompt: str | None, piped: str | None) -> str:
@@ -186,7 +191,7 @@ def single_turn(o: Options) -> None:
     from .controls import turn_options
     from .present import Display, Sink
 
-    prompt = _prompt_of(o)
+    prompt, piped = _prompt_and_piped(o)
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = plan_context(o)  # before the session: a refused tool leaves no new session file
@@ -196,14 +201,14 @@ def single_turn(o: Options) -> None:
         session, saving = _open_session(o, create=not o.dry_run)
         sent = last_turns(session, o.history)
     if o.dry_run:
-        ctx = gather(prompt, plan)
+        ctx = gather(prompt, plan, piped)
         _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o.system),
                  controls=controls)  # fmt: skip
         return
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
     # so a refusal is reported as itself, with no request made.
-    ctx = gather(prompt, plan)
+    ctx = gather(prompt, plan, piped)
     backend = backend_for(o)
     reasoner = backend.reasoner(model_for(o.model, backend))
     display = Display.of(o, controls)

@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphError
+from .memo import remembered
 from .results import CloneGroup, Occurrence, SnippetMatch
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
@@ -58,17 +59,39 @@ def find_clones(
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         raise GraphError(f"unknown clone kind '{unknown[0]}'; use {', '.join(KINDS)}")
-    shapes = load_shapes(g, select(g, paths, exclude_tests=exclude_tests))
-    groups: list[CloneGroup] = []
-    files = sorted(shapes)
-    if "exact" in kinds:
-        groups += _windows(shapes, files, "exact", min_lines, min_tokens)
-    if "renamed" in kinds:
-        groups += _windows(shapes, files, "renamed", min_lines, min_tokens)
-    if "structural" in kinds:
-        groups += _structural(shapes, files, min_lines, min_tokens)
-    groups.sort(key=_largest_first)
-    return groups
+    selected = sorted(select(g, paths, exclude_tests=exclude_tests))
+    wanted = tuple(k for k in KINDS if k in kinds)
+
+    def compute() -> list[CloneGroup]:
+        shapes = load_shapes(g, selected)
+        groups: list[CloneGroup] = []
+        files = sorted(shapes)
+        if "exact" in wanted:
+            groups += _windows(shapes, files, "exact", min_lines, min_tokens)
+        if "renamed" in wanted:
+            groups += _windows(shapes, files, "renamed", min_lines, min_tokens)
+        if "structural" in wanted:
+            groups += _structural(shapes, files, min_lines, min_tokens)
+        groups.sort(key=_largest_first)
+        return groups
+
+    # the same files with the same contents give the same groups: kept by content (`memo`)
+    params = (min_lines, min_tokens, wanted)
+    return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
+
+
+def _clone_rows(groups: list[CloneGroup]) -> tuple[object, ...]:
+    return tuple(
+        (c.kind, c.lines, c.tokens, tuple((o.path, o.start, o.end) for o in c.occurrences))
+        for c in groups
+    )
+
+
+def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
+    return [
+        CloneGroup(str(kind), int(lines), int(tokens), tuple(Occurrence(*o) for o in found))
+        for kind, lines, tokens, found in rows
+    ]
 
 
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:

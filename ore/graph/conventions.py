@@ -22,9 +22,11 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphError
+from .memo import remembered
 from .results import Convention, Pattern
 from .scope import is_test, need_files, select, split_words
 from .shapecache import load_shapes
@@ -98,9 +100,24 @@ def find_conventions(
     out = []
     for name in [topic] if topic else TOPICS:
         files = tests if name == "tests" else top
-        tally = _tally(g, name, files)
-        out.append(_convention(name, tally, files))
+        # what a topic finds depends only on these files' contents: kept by content (`memo`)
+        compute = partial(_find, g, name, files)
+        out.append(remembered(g, "conventions", (name,), files, compute, _row, _convention_of))
     return out
+
+
+def _find(g: CodeGraph, topic: str, files: list[str]) -> Convention:
+    return _convention(topic, _tally(g, topic, files), files)
+
+
+def _row(c: Convention) -> tuple[object, ...]:
+    patterns = tuple((p.name, p.count, p.share, p.example) for p in c.patterns)
+    return (c.topic, c.files, patterns, c.summary)
+
+
+def _convention_of(row: tuple[Any, ...]) -> Convention:
+    topic, files, patterns, summary = row
+    return Convention(str(topic), int(files), tuple(Pattern(*p) for p in patterns), str(summary))
 
 
 def _tally(g: CodeGraph, topic: str, files: Sequence[str]) -> _Tally:

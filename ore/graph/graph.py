@@ -289,8 +289,10 @@ class CodeGraph:
 
     @cached_property
     def pagerank(self) -> dict[str, float]:
-        """Weighted PageRank of every file (computed once per graph)."""
-        return rank.pagerank(self.files, self.out)
+        """Weighted PageRank of every file (once per graph; kept beside the index, by edges)."""
+        from .derived import pagerank
+
+        return pagerank(self)
 
     # -- judgment ------------------------------------------------------------------------------
 

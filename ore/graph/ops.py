@@ -2,10 +2,11 @@
 `run_query`, which answers one of them as prompt-sized text.
 
 `run_query(root, "top-files", {"limit": "10"})` answers in a few KB at most, in the spirit of the
-Ori body's codebase signature (`op="overview"`: top files, module communities, key symbols). The
-`codebase` tool (`ore.tools.codebase`) adapts this table; nothing else spells it out. Importing
-this module is cheap: the graph itself (tree-sitter, networkx) loads only when a query runs. Bad
-ops or arguments, a missing root or an unknown file raise `GraphError`.
+Ori body's codebase signature (`op="overview"`, the signature: top files, module communities, key
+symbols) and its judgment operations (`duplicates`, `similar`, `conventions`, `consistent`,
+`place`). The `codebase` tool (`ore.tools.codebase`) adapts this table; nothing else spells it
+out. Importing this module is cheap: the graph itself (tree-sitter, networkx) loads only when a
+query runs. Bad ops or arguments, a missing root or an unknown file raise `GraphError`.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from . import render
 if TYPE_CHECKING:
     from .graph import CodeGraph
 
-__all__ = ["ARG_KINDS", "MAX_CHARS", "OPS", "Op", "run_query"]
+__all__ = ["ARG_KINDS", "MAX_CHARS", "OPS", "SNIPPET_ARG", "TOOL_MAX_TOKENS", "Op", "run_query"]
 
 MAX_CHARS = 4000
 _Run = Callable[["CodeGraph", Mapping[str, str]], str]
 
 #: Every argument a query can take, by kind: `path` (a file, which a caller confines to the
-#: root), `word` (a name or search text), `lines` (numbers separated by commas), `number`.
+#: root), `paths` (files or folders separated by commas, each confined alike), `word` (a name,
+#: search text or a choice), `text` (code or a description, up to 8 MiB), `lines` (numbers
+#: separated by commas), `number`, `flag` (true/false, yes/no, 1/0).
 ARG_KINDS: Mapping[str, str] = {
     "file": "path",
     "from": "path",
@@ -41,7 +44,24 @@ ARG_KINDS: Mapping[str, str] = {
     "limit": "number",
     "depth": "number",
     "window": "number",
+    "snippet": "text",
+    "description": "text",
+    "paths": "paths",
+    "mode": "word",
+    "topic": "word",
+    "criteria": "word",
+    "level": "word",
+    "sort": "word",
+    "language": "word",
+    "min_lines": "number",
+    "min_tokens": "number",
+    "max_tokens": "number",
+    "exclude_tests": "flag",
 }
+#: The argument text piped to ORE fills, for the ops that compare a snippet.
+SNIPPET_ARG = "snippet"
+#: The signature's budget in the tool: 4 characters or more per token, so it fits MAX_CHARS.
+TOOL_MAX_TOKENS = 975
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,31 +111,120 @@ def _need(args: Mapping[str, str], *keys: str) -> str:
     raise GraphError(f"this op needs '{keys[0]}=...'")
 
 
-def _overview(g: CodeGraph, args: Mapping[str, str]) -> str:
-    s = g.stats()
-    langs = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "none"
-    out = [f"{s.files} files ({langs}), {s.import_edges} import edges, {s.symbols} symbols"]
-    top = g.top_files(_int(args, "limit", 10))
-    out.append("central files (PageRank):")
-    for r in top:
-        record = g.index.files[r.path]
-        names = [
-            x.name
-            for x in record.symbols
-            if x.kind in ("class", "interface", "function") and not x.name.startswith("_")
-        ]
-        keys = ", ".join(names[:6]) + (" …" if len(names) > 6 else "")
-        out.append(f"  {r.path} ({r.dependents} dependents){': ' + keys if keys else ''}")
-    groups = [c for c in g.communities() if len(c.files) > 1][:6]
-    if groups:
-        out.append("modules (Louvain communities):")
-        for c in groups:
-            shown = ", ".join(c.files[:5]) + (f" +{len(c.files) - 5}" if len(c.files) > 5 else "")
-            out.append(f"  [{c.id}] {shown}")
-    cycles = g.cycles(3)
-    if cycles:
-        out.append("import cycles: " + "; ".join(" -> ".join(c.cycle) for c in cycles))
-    return "\n".join(out)
+def _signature(g: CodeGraph, args: Mapping[str, str]) -> str:
+    """The codebase signature (`overview` is this at `standard`), sized to fit MAX_CHARS."""
+    from .signature import DEFAULT_TOKENS
+
+    level = args.get("level") or "standard"
+    budget = DEFAULT_TOKENS.get(level, TOOL_MAX_TOKENS)
+    budget = min(_int(args, "max_tokens", budget), TOOL_MAX_TOKENS)
+    s = g.signature(level, budget)
+    return f"{s.text}\n({s.tokens} of {s.max_tokens} tokens, level {s.level})"
+
+
+def _flag(args: Mapping[str, str], key: str) -> bool:
+    raw = args.get(key, "").casefold()
+    if raw in ("", "false", "no", "0"):
+        return False
+    if raw in ("true", "yes", "1"):
+        return True
+    raise GraphError(f"'{key}' must be true or false, not '{args[key]}'")
+
+
+def _paths(args: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(p.strip() for p in args.get("paths", "").split(",") if p.strip())
+
+
+def _snippet(args: Mapping[str, str]) -> str:
+    found = args.get(SNIPPET_ARG)
+    if not found:
+        raise GraphError(
+            "this op needs the code to compare: pipe it to ore (a file, or a diff), "
+            "or give --tool-arg snippet=CODE"
+        )
+    return found
+
+
+def _duplicates(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import clones_text, snippet_matches_text
+    from .snippets import duplicates_in
+
+    exclude = _flag(args, "exclude_tests")
+    if args.get(SNIPPET_ARG):
+        for key in ("paths", "min_lines", "min_tokens"):
+            if key in args:
+                raise GraphError(f"'{key}' applies to clone groups, not to a snippet")
+        rows = duplicates_in(
+            g, args[SNIPPET_ARG], language=args.get("language") or None,
+            limit=_int(args, "limit", 10), exclude_tests=exclude,
+        )  # fmt: skip
+        return (
+            "code like the snippet:\n" + snippet_matches_text(rows)
+            if rows
+            else ("no code like the snippet (nothing scores 0.5 or more)")
+        )
+    groups = g.duplicates(
+        min_lines=_int(args, "min_lines", 5, low=2), min_tokens=_int(args, "min_tokens", 50),
+        paths=_paths(args), exclude_tests=exclude, limit=_int(args, "limit", 10),
+    )  # fmt: skip
+    return clones_text(groups)
+
+
+def _similar(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import similar_text
+    from .snippets import one_snippet
+
+    name, snippet, language = args.get("name") or None, args.get(SNIPPET_ARG), None
+    if snippet:
+        if name:
+            raise GraphError("give a name or a snippet, not both")
+        snippet, language = one_snippet(snippet, args.get("language") or None)
+    elif name is None:
+        raise GraphError("this op needs 'name=...' or the code to compare (piped, or snippet=)")
+    rows = g.similar(
+        name, snippet=snippet, mode=args.get("mode") or "name",
+        language=language or args.get("language") or None, limit=_int(args, "limit", 10),
+    )  # fmt: skip
+    return similar_text(rows)
+
+
+def _conventions(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import conventions_text
+
+    return conventions_text(g.conventions(args.get("topic") or None, paths=_paths(args)))
+
+
+def _consistent(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import consistency_text
+    from .snippets import one_snippet
+
+    snippet, language = one_snippet(_snippet(args), args.get("language") or None)
+    found = g.consistent(
+        snippet, paths=_paths(args), language=language, criteria=args.get("criteria") or "all"
+    )
+    return consistency_text(found)
+
+
+def _place(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import placement_text
+    from .snippets import one_snippet
+
+    description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
+    if snippet:
+        snippet = one_snippet(snippet)[0]
+    elif not description.strip():
+        raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
+    return placement_text(g.place(description, snippet=snippet, limit=_int(args, "limit", 5)))
+
+
+def _files(g: CodeGraph, args: Mapping[str, str]) -> str:
+    from .render_judgment import files_text
+
+    rows = g.list_files(
+        language=args.get("language") or None, sort=args.get("sort") or "rank",
+        limit=_int(args, "limit", 30),
+    )  # fmt: skip
+    return files_text(rows) if rows else "no files indexed"
 
 
 def _neighbors(direction: str) -> _Run:
@@ -170,7 +279,7 @@ def _op(name: str, run: _Run, *args: str) -> tuple[str, Op]:
 
 OPS: Mapping[str, Op] = dict(
     [
-        _op("overview", _overview, "limit"),
+        _op("overview", _signature, "level", "max_tokens"),
         _op("stats", lambda g, a: render.stats_text(g.stats())),
         _op(
             "top-files",
@@ -186,5 +295,22 @@ OPS: Mapping[str, Op] = dict(
         _op("context", _context, "file", "line", "lines", "window"),
         _op("path", _path, "from", "to", "a", "b"),
         _op("cycles", _cycles, "limit"),
+        _op(
+            "duplicates",
+            _duplicates,
+            "snippet",
+            "paths",
+            "min_lines",
+            "min_tokens",
+            "exclude_tests",
+            "language",
+            "limit",
+        ),
+        _op("similar", _similar, "name", "snippet", "mode", "language", "limit"),
+        _op("conventions", _conventions, "topic", "paths"),
+        _op("consistent", _consistent, "snippet", "paths", "language", "criteria"),
+        _op("place", _place, "description", "snippet", "limit"),
+        _op("signature", _signature, "level", "max_tokens"),
+        _op("files", _files, "language", "sort", "limit"),
     ]
 )

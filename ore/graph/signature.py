@@ -98,12 +98,13 @@ def build_signature(
     s = g.stats()
     languages = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "no source files"
     budget.add(f"{s.files} files ({languages}); {s.import_edges} import edges; {s.symbols} symbols")
-    ranked = [f for f in g.top_files(None) if not is_test(f.path)][: plan.files]
+    scores = g.pagerank
+    ranked = sorted((p for p in g.files if not is_test(p)), key=lambda p: (-scores[p], p))
     central = []
-    for f in ranked:
-        line = f"  {f.path} ({f.dependents} dependents)"
+    for path in ranked[: plan.files]:
+        line = f"  {path} ({len(g.incoming[path])} dependents)"
         if plan.names:
-            names = _public(g, f.path)
+            names = _public(g, path)
             if names:
                 more = " …" if len(names) > plan.names else ""
                 line += ": " + ", ".join(names[: plan.names]) + more

@@ -41,6 +41,7 @@ _MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
 
 Handler = Callable[[Mapping[str, Any]], ToolResult]
 Extractor = Callable[[str], Mapping[str, str]]
+PipedArg = Callable[[Mapping[str, str]], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,9 @@ class Tool:
     :param extractor: pulls arguments out of a prompt when the router picks this tool.
     :param routable_args: the only argument names a routed call may set; anything else the
         extractor returns is dropped, so prompt text can never widen what the tool touches.
+    :param piped_arg: given a call's arguments, the one argument that the text piped to ORE
+        fills (`codebase`'s `snippet`, for the ops that compare code), or None. Text piped on
+        stdin is the only thing it can carry: never the prompt's words, never a file.
     """
 
     name: str
@@ -65,6 +69,7 @@ class Tool:
     hints: tuple[str, ...] = ()
     extractor: Extractor | None = field(default=None, repr=False)
     routable_args: frozenset[str] = frozenset()
+    piped_arg: PipedArg | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
@@ -101,6 +106,14 @@ class Tool:
             return {}
         found = self.extractor(prompt)
         return {k: v for k, v in found.items() if k in self.routable_args}
+
+    def piped_args(self, args: Mapping[str, str], piped: str | None) -> dict[str, str]:
+        """The argument the piped text fills for a call with `args` (`{}` when the tool takes
+        none there, nothing was piped, or the command line already gave that argument)."""
+        if self.piped_arg is None or piped is None or not piped.strip():
+            return {}
+        name = self.piped_arg(args)
+        return {} if name is None or name in args else {name: piped}
 
     def _explain(self, error: Any, args: Mapping[str, Any]) -> str:
         known = sorted(self.schema.get("properties", {}))

@@ -1,22 +1,24 @@
 """The `codebase` tool: one query on the code graph of its root, as compact text for a prompt.
 
 Its routing hints send structural questions ("what depends on X", "where is X defined", "most
-important files") to it, with the query's arguments taken from the prompt; a routed call can set
-`op` and the query's own arguments, never `root`. The graph package (tree-sitter, networkx) is
-imported only when the tool runs, so listing tools never pays for it.
+important files") and a reviewer's questions ("does this duplicate existing code?", "what is the
+convention for errors?", "where should I put ...") to it, with the query's arguments taken from
+the prompt (`ore.tools.codebase_args`); a routed call can set `op` and the query's own arguments,
+never `root`, and never a snippet: code to compare comes only as text piped to ORE (the tool's
+`piped_arg`) or a `--tool-arg`. The graph package (tree-sitter, networkx) is imported only when
+the tool runs, so listing tools never pays for it.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import GraphError
-from ..graph.ops import ARG_KINDS, MAX_CHARS, OPS, run_query
+from ..graph.ops import ARG_KINDS, MAX_CHARS, OPS, SNIPPET_ARG, run_query
 from ..types import ToolResult
-from .base import PATH_TOKEN, Tool, failer, inside_root, tool_root
+from .base import Tool, failer, inside_root, tool_root
+from .codebase_args import Rule, extract
 
 __all__ = ["CODEBASE_HINTS", "CODEBASE_OPS", "codebase_tool"]
 
@@ -24,11 +26,19 @@ __all__ = ["CODEBASE_HINTS", "CODEBASE_OPS", "codebase_tool"]
 CODEBASE_OPS = tuple(OPS)
 #: Arguments naming a file: each must resolve inside the root before the graph is asked.
 _FILE_ARGS = tuple(k for k, kind in ARG_KINDS.items() if kind == "path")
+#: Arguments naming files or folders, separated by commas: each must resolve inside the root.
+_PATHS_ARGS = tuple(k for k, kind in ARG_KINDS.items() if kind == "paths")
+#: Arguments holding text (code, a description): shown by their size, never echoed whole.
+_TEXT_ARGS = tuple(k for k, kind in ARG_KINDS.items() if kind == "text")
+MAX_TEXT = 8 * 1024 * 1024
 _ARG_SCHEMAS: Mapping[str, dict[str, Any]] = {
     "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+    "paths": {"type": "string", "minLength": 1, "maxLength": 16384},
     "word": {"type": "string", "minLength": 1, "maxLength": 200},
+    "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT},
     "lines": {"type": "string", "pattern": "^[0-9][0-9, ]{0,199}$"},
     "number": {"type": "string", "pattern": "^[0-9]{1,6}$"},
+    "flag": {"type": "string", "enum": ["true", "false", "yes", "no", "1", "0"]},
 }
 _CODEBASE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -41,17 +51,8 @@ _CODEBASE_SCHEMA: dict[str, Any] = {
 }
 
 
-class _Rule(NamedTuple):
-    """Hint phrases that route to one codebase op, and the argument a prompt supplies for it
-    (the words in a hint's `...` gap, else the words right after the hint)."""
-
-    op: str
-    hints: tuple[str, ...]
-    arg: str | None = None
-
-
 _CODEBASE_RULES = (
-    _Rule(
+    Rule(
         "dependents",
         (
             "what depends on",
@@ -68,7 +69,7 @@ _CODEBASE_RULES = (
         ),
         "file",
     ),
-    _Rule(
+    Rule(
         "dependencies",
         (
             "dependencies of",
@@ -80,7 +81,7 @@ _CODEBASE_RULES = (
         ),
         "file",
     ),
-    _Rule(
+    Rule(
         "symbol",
         (
             "where is ... defined",
@@ -99,7 +100,7 @@ _CODEBASE_RULES = (
         ),
         "name",
     ),
-    _Rule(
+    Rule(
         "search",
         (
             "search the code for",
@@ -115,12 +116,12 @@ _CODEBASE_RULES = (
         ),
         "query",
     ),
-    _Rule(
+    Rule(
         "path",
         ("dependency path", "import path", "import chain", "dependency chain"),
         "from-to",
     ),
-    _Rule(
+    Rule(
         "top-files",
         (
             "most important files",
@@ -135,7 +136,7 @@ _CODEBASE_RULES = (
             "files that matter",
         ),
     ),
-    _Rule(
+    Rule(
         "overview",
         (
             "codebase overview",
@@ -162,11 +163,11 @@ _CODEBASE_RULES = (
             "codebase signature",
         ),
     ),
-    _Rule(
+    Rule(
         "communities",
         ("module structure", "module communities", "module clusters", "file clusters"),
     ),
-    _Rule(
+    Rule(
         "cycles",
         (
             "import cycles",
@@ -180,7 +181,7 @@ _CODEBASE_RULES = (
             "cyclic dependencies",
         ),
     ),
-    _Rule(
+    Rule(
         "stats",
         (
             "codebase stats",
@@ -192,115 +193,113 @@ _CODEBASE_RULES = (
             "size of the codebase",
         ),
     ),
-    _Rule("hits", ("hub files", "hubs and authorities", "authority files")),
+    Rule("hits", ("hub files", "hubs and authorities", "authority files")),
+    # a reviewer's questions, answered by the judgment queries (piped code is the snippet)
+    Rule(
+        "duplicates",
+        (
+            "does this duplicate",
+            "does this code duplicate",
+            "is this duplicated",
+            "is this a duplicate",
+            "is this code duplicated",
+            "duplicate existing code",
+            "duplicates existing code",
+            "duplicated code",
+            "duplicate code",
+            "code duplication",
+            "find duplicates",
+            "find duplicate code",
+            "copy pasted code",
+            "clone detection",
+        ),
+    ),
+    Rule(
+        "similar",
+        (
+            "is there already a function that",
+            "is there already a function",
+            "is there already a method that",
+            "is there already a helper that",
+            "is there already code that",
+            "is there an existing function that",
+            "is there a function that",
+            "do we already have a function that",
+            "similar functions to",
+            "functions similar to",
+            "similar functions",
+        ),
+        "words",
+    ),
+    Rule(
+        "conventions",
+        (
+            "what is the convention for",
+            "what's the convention for",
+            "what is the convention",
+            "what are the conventions",
+            "what are the conventions for",
+            "conventions for",
+            "convention for",
+            "coding conventions",
+            "code conventions",
+            "naming conventions",
+            "house style",
+        ),
+        "topic",
+    ),
+    Rule(
+        "place",
+        (
+            "where should i put",
+            "where should we put",
+            "where should i add",
+            "where should we add",
+            "where should this code go",
+            "where should this function go",
+            "where should this go",
+            "where does this code belong",
+            "where does this belong",
+            "which file should this go in",
+            "which module should this go in",
+        ),
+        "description",
+    ),
+    Rule(
+        "consistent",
+        (
+            "is this consistent with",
+            "is this code consistent with",
+            "is this consistent",
+            "consistent with the codebase",
+            "consistent with the conventions",
+            "does this follow the conventions",
+            "does this follow our conventions",
+            "does this follow the house style",
+            "does this match the conventions",
+        ),
+        "paths",
+    ),
 )
 CODEBASE_HINTS = tuple(h for rule in _CODEBASE_RULES for h in rule.hints)
-
-_SEP = r"[\W_]+"  # what separates two words for the router
-_FILLER = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "file",
-        "files",
-        "module",
-        "modules",
-        "package",
-        "class",
-        "function",
-        "method",
-        "def",
-        "symbol",
-        "type",
-        "interface",
-        "struct",
-        "enum",
-        "variable",
-        "constant",
-        "called",
-        "named",
-        "it",
-        "this",
-        "that",
-    ]
+#: What a routed call may set: the op and its arguments from the prompt; never `root`, never
+#: `snippet` (piped text only).
+ROUTABLE_ARGS = frozenset(
+    {"op", "file", "name", "query", "from", "to", "topic", "description", "paths"}
 )
-_NAME_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-
-
-def _hint_regex(hint: str) -> tuple[re.Pattern[str], int]:
-    """A hint as a regex over the raw prompt (words as the router splits them, a `...` gap as
-    a named group of at most 200 characters), with its word count."""
-    parts: list[str] = []
-    count = 0
-    for piece in re.split(r"(?:(?<=\s)|^)(?:\.\.\.|\u2026)(?=\s|$)", hint):
-        words = re.findall(r"[^\W_]+", piece)
-        if words:
-            parts.append(_SEP.join(re.escape(w) for w in words))
-            count += len(words)
-    body = f"{_SEP}(?P<gap>.{{1,200}}?){_SEP}".join(parts)
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE | re.DOTALL), count
-
-
-@functools.cache
-def _codebase_patterns() -> tuple[tuple[_Rule, re.Pattern[str], int], ...]:
-    # compiled on first use, not at import: `ore --list-tools` never pays for it
-    return tuple((rule, *_hint_regex(hint)) for rule in _CODEBASE_RULES for hint in rule.hints)
 
 
 def _codebase_extract(prompt: str) -> dict[str, str]:
-    """`op` and its argument from a prompt, taken from the hint with the most words (the
-    earliest on a tie), as the router picks: "what depends on ore/core.py" ->
-    op=dependents file=ore/core.py; "where is execute defined" -> op=symbol name=execute.
-    Never `root`. An argument it cannot find is left out, and the query then says it is
-    missing."""
-    best: tuple[int, int, _Rule, re.Match[str]] | None = None
-    for rule, pattern, count in _codebase_patterns():
-        match = pattern.search(prompt)
-        if match and (best is None or (-count, match.start()) < (-best[0], best[1])):
-            best = (count, match.start(), rule, match)
-    if best is None:
-        return {}
-    _, _, rule, match = best
-    args = {"op": rule.op}
-    gap = match.groupdict().get("gap")
-    text = gap if gap is not None else prompt[match.end() :]
-    if rule.arg == "from-to":
-        ends = re.search(r"(?i)(?:from|between)\s+(\S+)\s+(?:to|and)\s+(\S+)", text)
-        if ends:
-            args["from"], args["to"] = (_path_token(x) for x in ends.groups())
-            args = {k: v for k, v in args.items() if v}
-    elif rule.arg == "name":
-        found = _NAME_TOKEN.findall(text)
-        names = [n for n in found if n not in _FILLER]
-        if names:
-            args["name"] = names[0].rsplit(".", 1)[-1]
-    elif rule.arg is not None:
-        value = _first_token(text)
-        if value:
-            args[rule.arg] = value
-    return args
+    """`op` and its argument from a prompt (`ore.tools.codebase_args.extract`)."""
+    return extract(prompt, _CODEBASE_RULES)
 
 
-def _first_token(text: str) -> str:
-    """The first path-like or quoted token of `text`, skipping words such as "the file"."""
-    pos = 0
-    for _ in range(8):
-        token = PATH_TOKEN.match(text, pos)
-        if token is None:
-            return ""
-        quoted = token.group(1) or token.group(2) or token.group(3)
-        if quoted is not None:
-            return quoted
-        value = _path_token(token.group(4))
-        if value and value.casefold() not in _FILLER:
-            return value
-        pos = token.end()
-    return ""
-
-
-def _path_token(raw: str) -> str:
-    return raw.strip("\"'`").rstrip(".,;:!?)]}>'\"`")
+def _piped_arg(args: Mapping[str, str]) -> str | None:
+    """`snippet` for the ops that compare code (not for `similar` when a name was given)."""
+    spec = OPS.get(args.get("op") or "overview")
+    if spec is None or SNIPPET_ARG not in spec.args:
+        return None
+    return None if args.get("op") == "similar" and args.get("name") else SNIPPET_ARG
 
 
 def codebase_tool() -> Tool:
@@ -308,20 +307,23 @@ def codebase_tool() -> Tool:
     `root` argument is given on the command line), injected as compact text of at most about
     4,000 characters (`ore.graph.ops.run_query`). Needs `filesystem-read`.
 
-    `op` is one of `CODEBASE_OPS` (default `overview`); a file argument (`file`, `from`, `to`)
-    must resolve inside the root, symlinks followed. The index it reads and refreshes lives in
+    `op` is one of `CODEBASE_OPS` (default `overview`); a file argument (`file`, `from`, `to`,
+    each of `paths`) must resolve inside the root, symlinks followed. `snippet` (the code
+    `duplicates`, `similar`, `consistent` and `place` compare) is the text piped to ORE or a
+    `--tool-arg`, never read from a file. The index it reads and refreshes lives in
     `$ORE_HOME/cache/graph/`.
     """
     return Tool(
         name="codebase",
-        description="Answer a structural question about the code in the working folder "
-        "(--tool-arg op=top-files|symbol|dependents|...).",
+        description="Answer a structural or review question about the code in the working "
+        "folder (--tool-arg op=top-files|symbol|dependents|duplicates|conventions|...).",
         permissions=("filesystem-read",),
         schema=_CODEBASE_SCHEMA,
         handler=_codebase,
         hints=CODEBASE_HINTS,
         extractor=_codebase_extract,
-        routable_args=frozenset({"op", "file", "name", "query", "from", "to"}),
+        routable_args=ROUTABLE_ARGS,
+        piped_arg=_piped_arg,
     )
 
 
@@ -333,12 +335,25 @@ def _codebase(args: Mapping[str, Any]) -> ToolResult:
     for key in _FILE_ARGS:
         if key in query:
             inside_root(fail, root, query[key], strict=False)
+    for key in _PATHS_ARGS:
+        for path in query.get(key, "").split(","):
+            if path.strip():
+                inside_root(fail, root, path.strip(), strict=False)
     try:
         text = run_query(root, op, query)
     except GraphError as exc:
         message = exc.message.replace("this op", f"op '{op}'", 1)
         raise fail(message if message.startswith("op '") else f"op '{op}': {message}") from exc
-    shown = " ".join([op, *(f"{k}={v}" for k, v in sorted(query.items()))])
-    meta = {"op": op, "args": query, "root": str(root), "chars": len(text)}
+    brief = {k: _brief(v) if k in _TEXT_ARGS else v for k, v in sorted(query.items())}
+    shown = " ".join([op, *(f"{k}={v}" for k, v in brief.items())])
+    meta = {"op": op, "args": brief, "root": str(root), "chars": len(text)}
     meta["truncated"] = len(text) >= MAX_CHARS - 40 and text.endswith("narrow the query)")
     return ToolResult(tool_name="codebase", output=f"Query: {shown}\n{text}", metadata=meta)
+
+
+def _brief(text: str) -> str:
+    """Text shown in the query line: short text as it is, code as its size."""
+    if "\n" not in text.strip() and len(text) <= 80:
+        return text
+    lines = text.count("\n") + (not text.endswith("\n"))
+    return f"<{lines} lines, {len(text.encode('utf-8', 'replace')):,} bytes>"

@@ -1,0 +1,115 @@
+"""What every `ore graph` subcommand shares: `--root`, `--json`, `--limit`, opening the graph,
+printing one JSON document or a table, and reading a snippet (`--snippet FILE|-`).
+
+Only click is imported here at start-up; the graph loads inside the command that needs it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from .. import _fs
+from ..errors import GraphError
+from .console import is_terminal, out, visible
+
+if TYPE_CHECKING:
+    from ..graph import CodeGraph
+
+__all__ = ["MAX_SNIPPET_INPUT", "common", "emit", "open_root", "read_snippet"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The most a snippet FILE or `-` may hold: a diff can be larger than the code it adds (the
+#: code itself, plain or added by a diff, is held to 1 MB by the graph).
+MAX_SNIPPET_INPUT = 8 * 1024 * 1024
+
+
+def common(limit: int | None, *, optional_limit: bool = False) -> Callable[[F], F]:
+    """`--json` and `--root`, and `--limit` (default `limit`; with `optional_limit`, no default:
+    the command picks one, or shows everything)."""
+
+    def decorate(f: F) -> F:
+        f = click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")(f)
+        f = click.option(
+            "--root",
+            default=".",
+            show_default=True,
+            help="The folder to index (git work trees honour .gitignore).",
+        )(f)
+        if limit is not None or optional_limit:
+            f = click.option(
+                "--limit", type=click.IntRange(min=1), default=limit, show_default=limit is not None,
+                help="At most this many results.",
+            )(f)  # fmt: skip
+        return f
+
+    return decorate
+
+
+def open_root(root: str) -> CodeGraph:
+    """The graph of `root`, refreshed; a cold index of many files shows a progress line on a
+    terminal's stderr (the graph library itself prints nothing)."""
+    from ..graph import open_graph
+
+    return open_graph(root, progress=_progress if is_terminal(sys.stderr) else None)
+
+
+def _progress(done: int, total: int) -> None:
+    from ..graph.pool import PARALLEL_MIN
+
+    if total < PARALLEL_MIN:
+        return  # quick enough to need no progress line
+    end = "\n" if done >= total else ""
+    sys.stderr.write(f"\rindexing {done}/{total} files{end}")
+    sys.stderr.flush()
+
+
+def emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
+    """`data` as JSON, or `text()` as a table (`empty` when there is no data)."""
+    if as_json:
+        from ..graph.export import json_text  # valid UTF-8 whatever the file names hold
+
+        out(json_text(data))
+    elif empty is not None and not data:
+        out(visible(empty))
+    else:
+        out(visible(text(), keep="\n\t"))
+
+
+def read_snippet(source: str) -> str:
+    """The text of `--snippet FILE` (a regular file, read without blocking, symlinks followed)
+    or `--snippet -` (stdin); GraphError (one line) when it cannot be read, is too large, binary
+    or not UTF-8."""
+    name = "on stdin" if source == "-" else f"'{source}'"
+    try:
+        if source == "-":
+            data = _stdin_bytes()
+        else:
+            data = _fs.read_regular(source, limit=MAX_SNIPPET_INPUT, follow_symlinks=True)
+    except (OSError, ValueError) as exc:
+        raise GraphError(f"cannot read the snippet {name}: {_fs.os_error_words(exc)}") from exc
+    if len(data) > MAX_SNIPPET_INPUT:
+        raise GraphError(
+            f"the snippet {name} is over {MAX_SNIPPET_INPUT // (1024 * 1024)} MiB; give the code "
+            "itself (at most 1 MB) or a diff of it"
+        )
+    if b"\0" in data[:8192]:
+        raise GraphError(f"the snippet {name} is binary (it holds NUL bytes); give source text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise GraphError(f"the snippet {name} is not UTF-8 text; give source text") from None
+
+
+def _stdin_bytes() -> bytes:
+    if sys.stdin is None:
+        raise GraphError("--snippet -: stdin is closed; pipe the code in")
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError):  # not a real descriptor (a test harness's stream)
+        return bytes(sys.stdin.buffer.read(MAX_SNIPPET_INPUT + 1))
+    return _fs.read_fd(fd, limit=MAX_SNIPPET_INPUT)

@@ -1,0 +1,266 @@
+"""`ore graph duplicates|similar|conventions|consistent|place|signature|files`: a reviewer's
+questions, answered from the index without a model (registered on the `ore graph` group).
+
+A snippet is `--snippet FILE` (a regular file, read without blocking) or `--snippet -` (stdin);
+a unified diff (`git diff | ore graph duplicates --snippet -`) stands for the code it adds. Only
+click is imported at start-up; the graph loads inside the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from .console import reported
+from .graph_common import common, emit, open_root, read_snippet
+
+__all__ = ["JUDGMENT_COMMANDS", "search_by_file"]
+
+# The graph's own choices (tests/test_graph_cli_judgment.py holds them equal), spelled out here
+# so that `--help` and usage errors need no import of the graph.
+KINDS = ("exact", "renamed", "structural")
+MODES = ("name", "signature", "shape")
+TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
+CRITERIA = ("all", "naming", "structure", "imports")
+LEVELS = ("lean", "standard", "deep", "max")
+SORTS = ("rank", "size", "path")
+LANGUAGES = ("python", "javascript", "typescript", "tsx", "go", "rust")
+
+_SNIPPET_HELP = (
+    "The code to compare: a FILE, or - for stdin. A unified diff (git diff) stands for the "
+    "code it adds."
+)
+
+
+def _name_of(source: str) -> str:
+    """The snippet file's name, whose extension names its language ('' for stdin)."""
+    return "" if source == "-" else source
+
+
+@click.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
+@click.option("--min-lines", type=click.IntRange(min=2), default=None,
+              help="Clones of at least this many code lines.  [default: 5]")  # fmt: skip
+@click.option("--min-tokens", type=click.IntRange(min=1), default=None,
+              help="Clones of at least this many tokens.  [default: 50]")  # fmt: skip
+@click.option("--exclude-tests", is_flag=True, help="Leave out test files and generated code.")
+@click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
+              help="Only these kinds of clone (repeat).  [default: all]")  # fmt: skip
+@common(None, optional_limit=True)
+def duplicates(
+    paths: tuple[str, ...], snippet: str | None, min_lines: int | None, min_tokens: int | None,
+    exclude_tests: bool, kinds: tuple[str, ...], root: str, as_json: bool, limit: int | None,
+) -> None:  # fmt: skip
+    """Find duplicated code: clone groups under PATH (the whole tree when none), or where the
+    --snippet code already exists.
+
+    Clone groups are exact (the same tokens), renamed (the same once names and literals are
+    normalised) or structural (whole functions of the same syntax shape), largest first. With
+    --snippet, the best matches come first with a score in [0, 1] (at most 10 by default).
+
+    \b
+    Example:
+        ore graph duplicates --min-lines 8 --exclude-tests src/
+        git diff | ore graph duplicates --snippet -
+    """
+    from ..graph.render_judgment import clones_text, snippet_matches_text
+
+    if snippet is not None and (paths or min_lines or min_tokens or kinds):
+        raise click.UsageError(
+            "--snippet compares one piece of code with the tree; PATH, --min-lines, "
+            "--min-tokens and --kind apply to clone groups"
+        )
+    with reported():
+        if snippet is not None:
+            from ..graph.snippets import duplicates_in
+
+            text = read_snippet(snippet)
+            matches = duplicates_in(
+                open_root(root), text, name=_name_of(snippet), limit=limit or 10,
+                exclude_tests=exclude_tests,
+            )  # fmt: skip
+            emit(as_json, [m.to_dict() for m in matches],
+                 lambda: snippet_matches_text(matches), "no code like the snippet")  # fmt: skip
+            return
+        groups = open_root(root).duplicates(
+            min_lines=min_lines or 5, min_tokens=min_tokens or 50, paths=paths,
+            exclude_tests=exclude_tests, kinds=kinds or KINDS, limit=limit,
+        )  # fmt: skip
+        emit(as_json, [c.to_dict() for c in groups], lambda: clones_text(groups), "no duplicates")
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
+@click.option("--mode", type=click.Choice(MODES), default="name", show_default=True,
+              help="Compare identifier words, parameter shape, or syntax-tree shape.")  # fmt: skip
+@common(10)
+def similar(
+    name: str | None, snippet: str | None, mode: str, root: str, as_json: bool, limit: int
+) -> None:
+    """Find definitions like NAME (any identifier) or like the --snippet code.
+
+    By name: shared identifier words, verbs folded (get ~ fetch ~ load). By signature: the same
+    kind and parameters. By shape: the same syntax tree.
+
+    \b
+    Example:
+        ore graph similar get_user_by_id
+        ore graph similar --snippet new_helper.py --mode shape --json
+    """
+    from ..graph.render_judgment import similar_text
+
+    if (name is None) == (snippet is None):
+        raise click.UsageError("give NAME or --snippet FILE|-, one of them")
+    with reported():
+        language = None
+        if snippet is not None:
+            from ..graph.snippets import one_snippet
+
+            snippet, language = one_snippet(read_snippet(snippet), name=_name_of(snippet))
+        rows = open_root(root).similar(
+            name, snippet=snippet, mode=mode, language=language, limit=limit
+        )
+        emit(as_json, [r.to_dict() for r in rows], lambda: similar_text(rows), "nothing similar")
+
+
+@click.command()
+@click.argument("topic", required=False, type=click.Choice(TOPICS))
+@click.option("--path", "paths", multiple=True, metavar="PATH",
+              help="Learn from files under PATH only (repeat).  [default: the whole tree]")  # fmt: skip
+@common(None)
+def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: bool) -> None:
+    """Show the house conventions: recurring patterns of the highest-ranked files, with counts,
+    shares and one example each. No TOPIC: a short summary of every topic.
+
+    \b
+    Example:
+        ore graph conventions
+        ore graph conventions errors --json
+    """
+    from ..graph.render_judgment import conventions_text
+
+    with reported():
+        rows = open_root(root).conventions(topic, paths=paths)
+        emit(as_json, [c.to_dict() for c in rows], lambda: conventions_text(rows))
+
+
+@click.command()
+@click.option("--snippet", metavar="FILE|-", required=True, help=_SNIPPET_HELP)
+@click.option("--with", "with_paths", multiple=True, metavar="PATH",
+              help="Hold the snippet to the conventions of files under PATH (repeat).")  # fmt: skip
+@click.option("--lang", "language", type=click.Choice(LANGUAGES),
+              help="Compare with files of this language.  [default: the snippet's]")  # fmt: skip
+@click.option("--criteria", type=click.Choice(CRITERIA), default="all", show_default=True,
+              help="What to check.")  # fmt: skip
+@common(None)
+def consistent(
+    snippet: str, with_paths: tuple[str, ...], language: str | None, criteria: str, root: str,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """Score how far the --snippet code strays from the house conventions: 0 is consistent, 1
+    is against every one, with each concrete deviation.
+
+    \b
+    Example:
+        ore graph consistent --snippet new_module.py --with app/users
+        git diff | ore graph consistent --snippet - --criteria naming --json
+    """
+    from ..graph.render_judgment import consistency_text
+    from ..graph.snippets import one_snippet
+
+    with reported():
+        code, lang = one_snippet(read_snippet(snippet), language, _name_of(snippet))
+        found = open_root(root).consistent(code, paths=with_paths, language=lang, criteria=criteria)
+        emit(as_json, found.to_dict(), lambda: consistency_text(found))
+
+
+@click.command()
+@click.argument("description")
+@click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
+@common(5)
+def place(description: str, snippet: str | None, root: str, as_json: bool, limit: int) -> None:
+    """Suggest where new code described by DESCRIPTION belongs: module communities and files,
+    ranked, each with the names, imports and terms it shares with the description (and the
+    --snippet code).
+
+    \b
+    Example:
+        ore graph place "compute the tax of an invoice"
+        ore graph place "cache user lookups" --snippet draft.py --json
+    """
+    from ..graph.render_judgment import placement_text
+
+    with reported():
+        code = None
+        if snippet is not None:
+            from ..graph.snippets import one_snippet
+
+            code = one_snippet(read_snippet(snippet), name=_name_of(snippet))[0]
+        found = open_root(root).place(description, snippet=code, limit=limit)
+        emit(as_json, found.to_dict(), lambda: placement_text(found))
+
+
+@click.command()
+@click.option("--level", type=click.Choice(LEVELS), default="standard", show_default=True,
+              help="How much to say (budgets 300, 1000, 2000, 4000 tokens).")  # fmt: skip
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Never more than this many tokens.  [default: the level's]")  # fmt: skip
+@common(None)
+def signature(level: str, max_tokens: int | None, root: str, as_json: bool) -> None:
+    """Print the codebase signature: the compact picture of the tree (central files and their
+    public names, module communities, key symbols, dependency patterns, conventions), never over
+    its token budget. Tokens per line: the larger of (characters + 1) / 4, rounded up, and the
+    count of words and punctuation marks.
+
+    \b
+    Example:
+        ore graph signature --level lean
+        ore graph signature --level deep --max-tokens 1500 --json
+    """
+    from ..graph.render_judgment import signature_text
+
+    with reported():
+        found = open_root(root).signature(level, max_tokens)
+        emit(as_json, found.to_dict(), lambda: signature_text(found))
+
+
+@click.command()
+@click.option("--language", type=click.Choice(LANGUAGES), help="Only files of this language.")
+@click.option("--sort", type=click.Choice(SORTS), default="rank", show_default=True,
+              help="PageRank, size (largest first) or path.")  # fmt: skip
+@common(None, optional_limit=True)
+def files(language: str | None, sort: str, root: str, as_json: bool, limit: int | None) -> None:
+    """List the indexed files with language, lines, bytes, symbols and PageRank score.
+
+    \b
+    Example:
+        ore graph files --language python --sort size --limit 10
+    """
+    from ..graph.render_judgment import files_text
+
+    with reported():
+        rows = open_root(root).list_files(language=language, sort=sort, limit=limit)
+        emit(as_json, [r.to_dict() for r in rows], lambda: files_text(rows), "no files indexed")
+
+
+def search_by_file(query: str, root: str, as_json: bool, limit: int) -> None:
+    """`ore graph search QUERY --by-file`: the hits grouped by file, most hits first."""
+    from ..graph.render_judgment import file_hits_text
+
+    rows = open_root(root).search_by_file(query, limit)
+    emit(as_json, [r.to_dict() for r in rows], lambda: file_hits_text(rows),
+         f"no line contains '{query}'")  # fmt: skip
+
+
+JUDGMENT_COMMANDS: Sequence[click.Command] = (
+    duplicates,
+    similar,
+    conventions,
+    consistent,
+    place,
+    signature,
+    files,
+)
