@@ -17,7 +17,7 @@ def _is_invariant_mark(node: ast.expr) -> bool:
 
 def _marked_tests() -> set[str]:
     found = set()
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         module_marked = any(
             isinstance(node, ast.Assign)
@@ -30,12 +30,12 @@ def _marked_tests() -> set[str]:
             if is_test and (
                 module_marked or any(_is_invariant_mark(d) for d in node.decorator_list)
             ):
-                found.add(f"tests/{path.name}::{node.name}")
+                found.add(f"{path.relative_to(ROOT).as_posix()}::{node.name}")
     return found
 
 
 def _documented_tests() -> set[str]:
-    return set(re.findall(r"`(tests/test_\w+\.py::\w+)`", DOC.read_text(encoding="utf-8")))
+    return set(re.findall(r"`(tests/(?:\w+/)?test_\w+\.py::\w+)`", DOC.read_text(encoding="utf-8")))
 
 
 def test_every_invariant_test_is_named_in_the_doc() -> None:

@@ -23,7 +23,7 @@ PERSONA_START = "You are Aya"
 
 #: An artifact as upstream ORE v0.9.1 writes it, from its documented `ore.exec.v1` format.
 UPSTREAM_V1: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "data" / "upstream-v1.json").read_text(encoding="utf-8")
+    (Path(__file__).parent.parent / "data" / "upstream-v1.json").read_text(encoding="utf-8")
 )
 
 
@@ -276,7 +276,7 @@ def test_replaying_a_v2_artifact_sends_the_recorded_messages_exactly(
 #: A v2 artifact as ORE 0.10 wrote it, in message shape 1 (persona and skill as two system
 #: messages, the tool result as a user message of its own before the prompt).
 OLD_V2: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "data" / "ore-0.10-v2.json").read_text(encoding="utf-8")
+    (Path(__file__).parent.parent / "data" / "ore-0.10-v2.json").read_text(encoding="utf-8")
 )
 
 

@@ -55,7 +55,7 @@ PERSONA = "You are Aya."
 
 
 #: An artifact as upstream ORE v0.9.1 writes it, built from its documented `ore.exec.v1` format.
-UPSTREAM_V1_FILE = Path(__file__).parent / "data" / "upstream-v1.json"
+UPSTREAM_V1_FILE = Path(__file__).parent.parent / "data" / "upstream-v1.json"
 
 
 def upstream_v1(**changes: Any) -> dict[str, Any]:

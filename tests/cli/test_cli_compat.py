@@ -19,7 +19,7 @@ from fake_openai import FakeOpenAI
 
 pytestmark = needs_ore
 ore = run_ore
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 
 def last_user(request: dict) -> str:
