@@ -1,23 +1,46 @@
 """Model servers, modelled on httpx's transports: a base (`base`), one module per kind of server
 (`ollama`, `openai`), and the one place that picks the backend and the model (`select`).
 
-Importing this package is cheap: each backend imports its HTTP client only when it is built.
+Names are imported on first use (PEP 562), so `--dry-run`, which only asks `select` which model
+was named, pays for no backend module; each backend imports its HTTP client only when built.
 """
 
 from __future__ import annotations
 
-from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
-from .ollama import OllamaBackend, ollama_address
-from .openai import OpenAIBackend
-from .select import (
-    backend_name,
-    backend_refusal,
-    choose_backend,
-    choose_model,
-    default_model,
-    model_for,
-    requested_model,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
+    from .ollama import OllamaBackend, ollama_address
+    from .openai import OpenAIBackend
+    from .select import (
+        backend_name,
+        backend_refusal,
+        choose_backend,
+        choose_model,
+        default_model,
+        model_for,
+        requested_model,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_LIMITS": "base",
+    "DEFAULT_TIMEOUT": "base",
+    "Backend": "base",
+    "BackendReasoner": "base",
+    "Limits": "base",
+    "OllamaBackend": "ollama",
+    "ollama_address": "ollama",
+    "OpenAIBackend": "openai",
+    "backend_name": "select",
+    "backend_refusal": "select",
+    "choose_backend": "select",
+    "choose_model": "select",
+    "default_model": "select",
+    "model_for": "select",
+    "requested_model": "select",
+}
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -36,3 +59,16 @@ __all__ = [
     "ollama_address",
     "requested_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ore.backends' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -221,8 +221,6 @@ def cli(**kwargs: Any) -> None:
     """
     o = Options(**{name: kwargs[name] for name in Options._fields})
     check_conflicts(o)
-    from . import listings, turns
-
     with reported():
         if o.continue_session:
             from ..sessions import latest
@@ -230,27 +228,41 @@ def cli(**kwargs: Any) -> None:
 
             o = o._replace(resume_session=latest(default_store()))
         if o.list_sessions:
-            listings.list_sessions()
+            from .listings import list_sessions
+
+            list_sessions()
         elif o.list_tools:
-            listings.list_tools()
+            from .listings import list_tools
+
+            list_tools()
         elif o.list_skills:
-            listings.list_skills()
+            from .listings import list_skills
+
+            list_skills()
         elif o.list_models:
-            listings.list_models(o)
+            from .listings import list_models
+
+            list_models(o)
         elif o.schema_show:
             from .controls import show_schema
 
             show_schema(o)
         elif o.repl:
-            code = turns.repl(o)
+            from .turns import repl
+
+            code = repl(o)
             if code:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
-            turns.artifact_turn(o)
+            from .turns import artifact_turn
+
+            artifact_turn(o)
         elif o.prompt is None and (o.no_stdin or is_terminal(sys.stdin)):
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
-            turns.single_turn(o)
+            from .turns import single_turn
+
+            single_turn(o)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -186,10 +186,8 @@ def _show(
 
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
-    from ..backends import backend_name, model_for, requested_model
-    from ..sessions import last_turns
+    from ..backends.select import backend_name, model_for, requested_model
     from .controls import turn_options
-    from .present import Display, Sink
 
     prompt, piped = _prompt_and_piped(o)
     if not prompt:
@@ -198,6 +196,8 @@ def single_turn(o: Options) -> None:
     controls = turn_options(o, backend_name(o.backend))
     session = sent = saving = None
     if o.session_name is not None:
+        from ..sessions import last_turns
+
         session, saving = _open_session(o, create=not o.dry_run)
         sent = last_turns(session, o.history)
     if o.dry_run:
@@ -205,6 +205,8 @@ def single_turn(o: Options) -> None:
         _dry_run(requested_model(o.model), _user(prompt), sent, ctx, system=_system(o.system),
                  controls=controls)  # fmt: skip
         return
+    from .present import Display, Sink
+
     _check_artifact_out(o.artifact_out)
     # Tools, grants and skills are checked (and the tool run) before the server is contacted,
     # so a refusal is reported as itself, with no request made.

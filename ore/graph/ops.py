@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ..errors import GraphError
-from . import render
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
@@ -71,6 +71,14 @@ class Op:
     name: str
     args: frozenset[str]
     run: _Run
+
+
+def _render() -> ModuleType:
+    """`ore.graph.render`, imported when a query is rendered: its result types cost about 20 ms
+    of start-up, which `ore --list-tools` (this table's other reader) must not pay."""
+    from . import render
+
+    return render
 
 
 def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
@@ -231,7 +239,7 @@ def _neighbors(direction: str) -> _Run:
     def run(g: CodeGraph, args: Mapping[str, str]) -> str:
         file = _need(args, "file")
         rows = getattr(g, direction)(file, _int(args, "depth", 1))[: _int(args, "limit", 30)]
-        return render.neighbors_text(rows) if rows else f"no {direction} of {file}"
+        return _render().neighbors_text(rows) if rows else f"no {direction} of {file}"
 
     return run
 
@@ -239,13 +247,13 @@ def _neighbors(direction: str) -> _Run:
 def _symbol(g: CodeGraph, args: Mapping[str, str]) -> str:
     name = _need(args, "name")
     rows = g.symbol(name, _int(args, "limit", 10))
-    return render.symbols_text(rows) if rows else f"no symbol named '{name}'"
+    return _render().symbols_text(rows) if rows else f"no symbol named '{name}'"
 
 
 def _search(g: CodeGraph, args: Mapping[str, str]) -> str:
     query = _need(args, "query")
     rows = g.search(query, _int(args, "limit", 30))
-    return render.search_text(rows) if rows else f"no line contains '{query}'"
+    return _render().search_text(rows) if rows else f"no line contains '{query}'"
 
 
 def _context(g: CodeGraph, args: Mapping[str, str]) -> str:
@@ -255,22 +263,22 @@ def _context(g: CodeGraph, args: Mapping[str, str]) -> str:
         lines = [int(x) for x in raw.replace(",", " ").split()]
     except ValueError:
         raise GraphError(f"'line' must be numbers separated by commas, not '{raw}'") from None
-    return render.context_text(g.context(file, lines, _int(args, "window", 5, low=0)))
+    return str(_render().context_text(g.context(file, lines, _int(args, "window", 5, low=0))))
 
 
 def _path(g: CodeGraph, args: Mapping[str, str]) -> str:
     a, b = _need(args, "from", "a"), _need(args, "to", "b")
     found = g.path(a, b)
-    return render.path_text(found) if found else f"no dependency path from {a} to {b}"
+    return _render().path_text(found) if found else f"no dependency path from {a} to {b}"
 
 
 def _cycles(g: CodeGraph, args: Mapping[str, str]) -> str:
     rows = g.cycles(_int(args, "limit", 10))
-    return render.cycles_text(rows) if rows else "no import cycles"
+    return _render().cycles_text(rows) if rows else "no import cycles"
 
 
 def _communities(g: CodeGraph, args: Mapping[str, str]) -> str:
-    return render.communities_text(g.communities()[: _int(args, "limit", 10)])
+    return str(_render().communities_text(g.communities()[: _int(args, "limit", 10)]))
 
 
 def _op(name: str, run: _Run, *args: str) -> tuple[str, Op]:
@@ -280,13 +288,13 @@ def _op(name: str, run: _Run, *args: str) -> tuple[str, Op]:
 OPS: Mapping[str, Op] = dict(
     [
         _op("overview", _signature, "level", "max_tokens"),
-        _op("stats", lambda g, a: render.stats_text(g.stats())),
+        _op("stats", lambda g, a: _render().stats_text(g.stats())),
         _op(
             "top-files",
-            lambda g, a: render.top_files_text(g.top_files(_int(a, "limit", 15))),
+            lambda g, a: _render().top_files_text(g.top_files(_int(a, "limit", 15))),
             "limit",
         ),
-        _op("hits", lambda g, a: render.hits_text(g.hits(_int(a, "limit", 10))), "limit"),
+        _op("hits", lambda g, a: _render().hits_text(g.hits(_int(a, "limit", 10))), "limit"),
         _op("communities", _communities, "limit"),
         _op("symbol", _symbol, "name", "limit"),
         _op("dependents", _neighbors("dependents"), "file", "depth", "limit"),
