@@ -8,7 +8,6 @@ classify that client's exceptions; the words a person reads are written here, on
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import json
@@ -19,7 +18,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import ModelError, ServerUnreachable
 from ..types import NO_TURN_OPTIONS, Message, Reasoner, Response, TurnOptions
@@ -285,10 +283,14 @@ def no_credentials(request: Any) -> Any:
 def sanitize_url(url: str) -> str:
     """`url` fit to print: userinfo, query and fragment dropped (credentials hide in all three)."""
     try:
+        from urllib.parse import urlsplit  # here: a dry run never pays for urllib
+
         parts = urlsplit(url.strip())
     except ValueError:
         return "(an address that cannot be parsed)"
     netloc = parts.netloc.rpartition("@")[2]
+    from urllib.parse import urlunsplit
+
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
@@ -304,6 +306,9 @@ def without_credentials(raw: str) -> str:
 def _variants(secret: str) -> tuple[str, ...]:
     """The forms in which a server could echo `secret`: as is, URL-encoded, JSON-escaped,
     and base64 (as in Basic auth)."""
+    import base64
+    from urllib.parse import quote
+
     forms = {
         secret,
         quote(secret, safe=""),
