@@ -12,10 +12,9 @@ query runs. Bad ops or arguments, a missing root or an unknown file raise `Graph
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import GraphError
 
@@ -64,9 +63,9 @@ SNIPPET_ARG = "snippet"
 TOOL_MAX_TOKENS = 975
 
 
-@dataclass(frozen=True, slots=True)
-class Op:
-    """One query: its name, the arguments it accepts, and the function that answers it."""
+class Op(NamedTuple):
+    """One query: its name, the arguments it accepts, and the function that answers it (a
+    NamedTuple, not a dataclass: `--list-tools` reads this table at start-up)."""
 
     name: str
     args: frozenset[str]

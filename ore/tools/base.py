@@ -18,12 +18,15 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _fs
 from ..errors import OreError, ToolError
-from ..types import ToolResult
 from .gate import PERMISSIONS
+
+if TYPE_CHECKING:
+    # Only for annotations: `ore --list-tools` never builds the contracts module.
+    from ..types import ToolResult
 
 __all__ = [
     "PATH_TOKEN",
@@ -39,7 +42,7 @@ __all__ = [
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _MAX_SHOWN = 120  # characters of a bad value quoted back in an error line
 
-Handler = Callable[[Mapping[str, Any]], ToolResult]
+Handler = Callable[[Mapping[str, Any]], "ToolResult"]
 Extractor = Callable[[str], Mapping[str, str]]
 PipedArg = Callable[[Mapping[str, str]], str | None]
 

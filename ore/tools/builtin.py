@@ -6,10 +6,9 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _fs
-from ..types import ToolResult
 from .base import (
     PATH_TOKEN,
     Tool,
@@ -20,6 +19,9 @@ from .base import (
     string_args,
     tool_root,
 )
+
+if TYPE_CHECKING:
+    from ..types import ToolResult
 
 __all__ = [
     "ECHO_HINTS",
@@ -50,6 +52,8 @@ def _echo(args: Mapping[str, Any]) -> ToolResult:
     """`text` alone (or with upstream's `msg` holding the same text, as a routed echo sets both)
     is handed back verbatim; otherwise every argument as a sorted `key=value` line, as upstream's
     echo does, and `(no arguments)` for none."""
+    from ..types import ToolResult
+
     text = args.get("text")
     others = {k: v for k, v in args.items() if k != "text"}
     if text is not None and (not others or others == {ECHO_UPSTREAM_ARG: text}):
@@ -139,6 +143,8 @@ def read_file_tool(limit: int = READ_FILE_LIMIT) -> Tool:
 
 
 def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
+    from ..types import ToolResult
+
     fail = failer("read-file")
     root = tool_root(fail, root_arg)
     target = inside_root(fail, root, path)

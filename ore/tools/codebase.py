@@ -12,13 +12,15 @@ the tool runs, so listing tools never pays for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphError
 from ..graph.ops import ARG_KINDS, MAX_CHARS, OPS, SNIPPET_ARG, run_query
-from ..types import ToolResult
 from .base import Tool, failer, inside_root, tool_root
 from .codebase_args import Rule, extract
+
+if TYPE_CHECKING:
+    from ..types import ToolResult
 
 __all__ = ["CODEBASE_HINTS", "CODEBASE_OPS", "codebase_tool"]
 
@@ -328,6 +330,8 @@ def codebase_tool() -> Tool:
 
 
 def _codebase(args: Mapping[str, Any]) -> ToolResult:
+    from ..types import ToolResult
+
     fail = failer("codebase")
     root = tool_root(fail, args.get("root"))
     query = {k: v for k, v in args.items() if k not in ("op", "root")}
