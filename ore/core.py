@@ -22,16 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .types import (
-    NO_TURN_OPTIONS,
-    ActiveSkill,
-    Message,
-    Reasoner,
-    Response,
-    Session,
-    ToolResult,
-    TurnOptions,
-)
+from .turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
+from .types import ActiveSkill, Message, Response, Session, ToolResult
 
 __all__ = ["Turn", "build_messages", "execute", "render_skill", "render_tool_result"]
 

@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import RouteError
-from .types import RoutingDecision, RoutingTarget
+from .turn_types import RoutingDecision, RoutingTarget
 
 if TYPE_CHECKING:
     from .tools import Tool

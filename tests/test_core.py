@@ -13,15 +13,8 @@ import pytest
 
 import ore.core
 from ore.core import build_messages, execute
-from ore.types import (
-    NO_TURN_OPTIONS,
-    ActiveSkill,
-    Message,
-    Response,
-    Session,
-    ToolResult,
-    TurnOptions,
-)
+from ore.turn_types import NO_TURN_OPTIONS, TurnOptions
+from ore.types import ActiveSkill, Message, Response, Session, ToolResult
 
 
 class CountingReasoner:

@@ -17,7 +17,8 @@ from ore.router import MAX_GAP_WORDS, confidence_for, hint_pattern, hint_words, 
 from ore.skills import discover_skills
 from ore.tools import TOOL_REGISTRY, Tool
 from ore.tools.gate import run_gated
-from ore.types import RoutingTarget, SkillMetadata, ToolResult
+from ore.turn_types import RoutingTarget
+from ore.types import SkillMetadata, ToolResult
 
 
 def tool_target(name: str, *hints: str) -> RoutingTarget:

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ore.errors import DataError
-from ore.types import Message, Response, RoutingDecision, Session
+from ore.turn_types import RoutingDecision
+from ore.types import Message, Response, Session
 
 
 def test_message_round_trips_through_json() -> None:

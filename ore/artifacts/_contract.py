@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ArtifactError, DataError
-from ..types import Message, Response, RoutingDecision, now
+from ..turn_types import RoutingDecision
+from ..types import Message, Response, now
 from ._schema import (
     ARTIFACT_VERSION,
     SUPPORTED_VERSIONS,

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ModelError, ServerUnreachable
-from ..types import NO_TURN_OPTIONS, Message, Reasoner, Response, TurnOptions
+from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
+from ..types import Message, Response
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
-from ..types import NO_TURN_OPTIONS, Message, Response, TurnOptions
+from ..turn_types import NO_TURN_OPTIONS, TurnOptions
+from ..types import Message, Response
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,

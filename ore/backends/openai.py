@@ -20,7 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
-from ..types import NO_TURN_OPTIONS, Message, Response, TurnOptions
+from ..turn_types import NO_TURN_OPTIONS, TurnOptions
+from ..types import Message, Response
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,

@@ -14,7 +14,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..types import Message, Response, TurnOptions
+from ..turn_types import TurnOptions
+from ..types import Message, Response
 from .base import usage_metadata
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import NoModels
-from ..types import TurnOptions
+from ..turn_types import TurnOptions
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
 __all__ = [

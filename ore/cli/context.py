@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..types import TurnContext
+from ..turn_types import TurnContext
 from .console import note, warn
 from .options import Options, parse_grants, parse_tool_args
 

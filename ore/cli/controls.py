@@ -21,7 +21,7 @@ from .console import out
 from .options import Options, parse_keep_alive, parse_model_options, parse_think
 
 if TYPE_CHECKING:
-    from ..types import Image, TurnOptions
+    from ..turn_types import Image, TurnOptions
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -64,7 +64,7 @@ def turn_options(
     """The turn's controls: `recorded` (a replayed artifact's), each overridden by its flag;
     checked against what `backend` can send. Images are read (and a recorded one's hash
     compared) here, once per invocation."""
-    from ..types import NO_TURN_OPTIONS, TurnOptions
+    from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 
     if not _any(o) and not recorded:
         return NO_TURN_OPTIONS  # a plain turn: nothing to parse, nothing more to import
@@ -196,7 +196,7 @@ def show_schema(o: Options) -> None:
 def read_image(path: str) -> Image:
     """An image from a file, or from stdin for "-": a PNG, JPEG, WebP or GIF (by its bytes) of
     at most MAX_IMAGE_BYTES. Exit 1 with one line otherwise, before any request."""
-    from ..types import Image
+    from ..turn_types import Image
 
     shown = "the image on stdin" if path == "-" else f"'{path}'"
     if path == "-":

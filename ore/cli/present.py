@@ -20,7 +20,8 @@ from .console import OutputLost, is_terminal, note, out, reasoning, warn
 
 if TYPE_CHECKING:
     from ..core import Turn
-    from ..types import Message, TurnOptions
+    from ..turn_types import TurnOptions
+    from ..types import Message
     from .options import Options
     from .render import MarkdownStream
 

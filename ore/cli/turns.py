@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ..backends import Backend
     from ..core import Turn
     from ..store import FileSessionStore
-    from ..types import Message, Reasoner, Session, TurnContext, TurnOptions
+    from ..turn_types import Reasoner, TurnContext, TurnOptions
+    from ..types import Message, Session
     from .present import Display, Outcome, Sink
 
 __all__ = ["artifact_turn", "backend_for", "combine_prompt", "repl", "single_turn"]
@@ -255,7 +256,7 @@ def _artifact(
 ) -> ExecutionArtifact:
     """The turn as an execution artifact."""
     from ..artifacts import BackendInfo, build_artifact
-    from ..types import TurnContext
+    from ..turn_types import TurnContext
 
     ctx = ctx if ctx is not None else TurnContext()
     return build_artifact(
@@ -297,7 +298,7 @@ def artifact_turn(o: Options) -> None:
     """
     from ..artifacts import plan_turn, read_artifact
     from ..backends import backend_name
-    from ..types import TurnContext
+    from ..turn_types import TurnContext
     from .controls import turn_options
     from .present import Display, Sink
 

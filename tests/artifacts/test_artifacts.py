@@ -46,7 +46,8 @@ from ore.artifacts import (
 )
 from ore.core import Turn, execute
 from ore.errors import ArtifactError
-from ore.types import Image, Message, Response, RoutingDecision, TurnOptions
+from ore.turn_types import Image, RoutingDecision, TurnOptions
+from ore.types import Message, Response
 
 V1_KEYS = {"artifact_version", "execution_id", "timestamp", "input", "output", "continuation"}
 V1_INPUT_KEYS = {"prompt", "model_id", "mode", "routing", "tools", "skills"}

@@ -15,7 +15,8 @@ from ore.cli.options import optional_values, parse_keep_alive, parse_model_optio
 from ore.cli.present import extract_block, truncation, usage_line
 from ore.core import Turn
 from ore.errors import OptionError
-from ore.types import Message, Response, TurnOptions
+from ore.turn_types import TurnOptions
+from ore.types import Message, Response
 
 
 def test_options_are_typed_and_stop_collects() -> None:
