@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import rank
 from .cache import cache_path, read_sealed, write_sealed
+from .scope import is_test
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
 
-__all__ = ["communities", "pagerank"]
+__all__ = ["TEST_JUMP", "communities", "pagerank"]
 
-_MAGIC = b"ore-graph-derived 3\n"
+_MAGIC = b"ore-graph-derived 4\n"
+TEST_JUMP = 0.1
 _KEYS: weakref.WeakKeyDictionary[CodeGraph, str] = weakref.WeakKeyDictionary()
 
 
@@ -37,8 +39,17 @@ def communities(g: CodeGraph) -> list[list[str]]:
 
 
 def pagerank(g: CodeGraph) -> dict[str, float]:
-    """Weighted PageRank of every file, from the cache when the edges are unchanged."""
-    return dict(_derived(g, "pagerank", lambda: rank.pagerank(g.files, g.out)))
+    """Weighted PageRank of every file, from the cache when the edges are unchanged.
+
+    Tests count for less: a test file's share of the random jumps is `TEST_JUMP` of another
+    file's. Tests say what they use, and the code they use keeps that rank; but a helper that only
+    tests import (a fixture module, `tests/_cli.py`) would otherwise collect a central file's rank
+    from the dozens of test files that nothing imports.
+    """
+    jumps = {path: TEST_JUMP if is_test(path) else 1.0 for path in g.files}
+    return dict(
+        _derived(g, "pagerank", lambda: rank.pagerank(g.files, g.out, personalization=jumps))
+    )
 
 
 def _key(g: CodeGraph) -> str:

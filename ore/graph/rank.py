@@ -17,18 +17,29 @@ Adjacency = Mapping[str, Mapping[str, float]]
 
 
 def pagerank(
-    nodes: list[str], out: Adjacency, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
+    nodes: list[str],
+    out: Adjacency,
+    *,
+    alpha: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    personalization: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """Weighted PageRank (networkx's definition): scores sum to 1."""
+    """Weighted PageRank (networkx's definition): scores sum to 1.
+
+    `personalization` gives each node's share of the random jumps (and, as in networkx, of the
+    dangling nodes' mass); missing nodes get 0, and by default every node gets the same.
+    """
     n = len(nodes)
     if n == 0:
         return {}
     totals = {u: sum(out.get(u, {}).values()) for u in nodes}
+    jump = _shares(nodes, personalization)
     x = dict.fromkeys(nodes, 1.0 / n)
     for _ in range(max_iter):
         last = x
-        dangling = alpha * sum(last[u] for u in nodes if totals[u] == 0) / n
-        x = dict.fromkeys(nodes, dangling + (1.0 - alpha) / n)
+        dangling = alpha * sum(last[u] for u in nodes if totals[u] == 0)
+        x = {u: (dangling + 1.0 - alpha) * jump[u] for u in nodes}
         for u in nodes:
             total = totals[u]
             if total:
@@ -38,6 +49,15 @@ def pagerank(
         if sum(abs(x[u] - last[u]) for u in nodes) < n * tol:
             return x
     return x
+
+
+def _shares(nodes: list[str], weights: Mapping[str, float] | None) -> dict[str, float]:
+    if weights is None:
+        return dict.fromkeys(nodes, 1.0 / len(nodes))
+    total = sum(weights.get(u, 0.0) for u in nodes)
+    if total <= 0:
+        raise ValueError("personalization gives no node a positive weight")
+    return {u: weights.get(u, 0.0) / total for u in nodes}
 
 
 def hits(

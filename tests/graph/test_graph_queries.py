@@ -62,6 +62,16 @@ def test_pagerank_and_hits_match_networkx(g: CodeGraph) -> None:
     assert our_auth == pytest.approx(authorities, abs=1e-5)
 
 
+def test_personalized_pagerank_matches_networkx(g: CodeGraph) -> None:
+    jumps = {path: (0.1 if path.startswith("app/") else 1.0) for path in g.files}
+    expected = _pagerank_python(_nx(g), weight="weight", personalization=jumps)
+    ours = rank.pagerank(g.files, g.out, personalization=jumps)
+    assert ours == pytest.approx(expected, abs=1e-6)
+    assert ours != pytest.approx(rank.pagerank(g.files, g.out), abs=1e-3)
+    with pytest.raises(ValueError):
+        rank.pagerank(g.files, g.out, personalization={})
+
+
 def test_top_files_rank_the_most_depended_on_first(g: CodeGraph) -> None:
     top = g.top_files(None)
     order = [t.path for t in top]

@@ -110,6 +110,28 @@ def test_test_files_never_outrank_the_code_they_test(tmp_path: Path) -> None:
     assert g.dependents("tests/test_core.py") == []
 
 
+def test_a_helper_only_tests_import_stays_below_the_code(tmp_path: Path) -> None:
+    # `tests/_helpers.py` runs the program as a subprocess and is imported by every test module,
+    # as ORE's own `tests/_cli.py` is; the application's modules import one another. Rank that
+    # comes only from tests must not lift the helper above the application, not even its leaf.
+    files = {
+        "app/__init__.py": "",
+        "app/core.py": "def total(xs):\n    return sum(xs)\n",
+        "app/api.py": "from app.core import total\ndef serve(d):\n    return total(d)\n",
+        "app/cli.py": "from app.api import serve\nfrom app.core import total\n",
+        "tests/_helpers.py": "import subprocess\ndef run(*args):\n    return subprocess.run(args)\n",
+    }
+    for n in range(12):
+        files[f"tests/test_{n}.py"] = (
+            "from app.core import total\nfrom tests._helpers import run\n"
+            "def test_it():\n    assert run('app') and total([1]) == 1\n"
+        )
+    g = graph(tmp_path, files)
+    order = [f.path for f in g.top_files(None)]
+    for app in ("app/core.py", "app/api.py", "app/cli.py"):
+        assert order.index(app) < order.index("tests/_helpers.py"), order
+
+
 def test_go_same_package_and_qualified_references(tmp_path: Path) -> None:
     g = graph(tmp_path, {
         "go.mod": "module example.com/app\n",
