@@ -34,13 +34,16 @@ def keep_refs(
     """
     star = "*" in bound and language in ("python", "rust")  # JS `export *` binds nothing here
     counts: Counter[str] = Counter()
-    raw_bare = Counter(
-        [
-            node.text
-            for node in bare
-            if node.parent is None or node.parent.type not in QUALIFIED_PARENTS
-        ]
-    )
+    if language == "python":  # no qualified type wraps a bare name (and `parent` is a walk)
+        raw_bare = Counter([node.text for node in bare])
+    else:
+        raw_bare = Counter(
+            [
+                node.text
+                for node in bare
+                if node.parent is None or node.parent.type not in QUALIFIED_PARENTS
+            ]
+        )
     for raw, uses in raw_bare.items():
         name = raw.decode("utf-8", "replace")
         # Go: a package's files see each other's names unimported; a star import may bind anything
