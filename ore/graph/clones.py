@@ -2,9 +2,10 @@
 
 Repo-wide (`find_clones`): every run of at least `min_lines` consecutive code lines is a window;
 windows with equal keys seed a clone pair, which grows line by line while the keys stay equal, and
-pairs of equal spans join into groups. Exact clones compare a line's tokens; renamed clones the
-tokens once identifiers and literals are normalised (pairs that are also exact are left to the
-exact group); structural clones are whole functions whose syntax trees have the same shape without
+pairs of equal spans join into groups; a place overlapping an earlier place of its group (periodic
+code joins such places through a third) is left out. Exact clones compare a line's tokens; renamed
+clones the tokens once identifiers and literals are normalised (pairs that are also exact are left
+to the exact group); structural clones are whole functions whose syntax trees have the same shape without
 being renamed copies. A group is kept when it spans at least `min_tokens` tokens.
 
 A snippet (`match_snippet`) is compared with every function (and, outside functions, the file) of
@@ -181,12 +182,16 @@ def _grouped(
         seen |= group
         occurrences = []
         tokens = None
+        end = (-1, 0)  # (file, first code line after) of the last place kept
         for f, i, n in sorted(group):
+            if (f, i) < end:
+                continue  # overlaps the place before it: periodic code, joined through others
+            end = (f, i + n)
             shape = shapes[files[f]]
             count = sum(shape.tokens[i : i + n])
             tokens = count if tokens is None else min(tokens, count)
             occurrences.append(Occurrence(files[f], shape.numbers[i], shape.numbers[i + n - 1]))
-        if tokens is None or tokens < min_tokens:
+        if tokens is None or tokens < min_tokens or len(occurrences) < 2:
             continue
         size = max(o.end - o.start + 1 for o in occurrences)
         out.append(CloneGroup(kind, size, tokens, tuple(occurrences)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,31 @@ def test_a_group_says_where_each_occurrence_is(g: CodeGraph) -> None:
     assert where["shop/report.py"] == (3, 13)
     assert exact.lines == 11 and exact.tokens >= 50
     assert exact.to_dict()["occurrences"][0].keys() == {"path", "start", "end"}
+
+
+def _accessors(name: str, count: int) -> str:
+    return "".join(
+        f"    @property\n    def {name}_{k}(self):\n"
+        f'        "Return the {name} {k}."\n'
+        f"        return capi.get_{name}_{k}(self.ptr, byref(c_int()))\n\n"
+        for k in range(count)
+    )
+
+
+def test_periodic_code_gives_groups_of_places_that_do_not_overlap(tmp_path: Path) -> None:
+    # five and three renamed copies of a 4-line accessor: pairs at different shifts of the
+    # period have the same length and join through the places they share
+    g = graph(tmp_path, {
+        "a.py": "class A:\n    x = 1\n\n" + _accessors("alpha", 5) + "    def f(self):\n        return 7\n",
+        "b.py": "class B:\n    y = 2\n    z = 3\n\n" + _accessors("beta", 3) + "    def g(self, q):\n        return q + 1\n",
+    })  # fmt: skip
+    found = g.duplicates(min_tokens=1, kinds=["renamed"])
+    assert any({o.path for o in c.occurrences} == {"a.py", "b.py"} for c in found)
+    for c in found:
+        places = sorted((o.path, o.start, o.end) for o in c.occurrences)
+        assert len(places) >= 2
+        for (p1, _s1, e1), (p2, s2, _e2) in pairwise(places):
+            assert p1 != p2 or s2 > e1, f"overlapping places in {c}"
 
 
 def test_tests_can_be_left_out_and_minimums_apply(g: CodeGraph) -> None:
