@@ -1,12 +1,19 @@
 """The on-disk index: one file per root under `$ORE_HOME/cache/graph/`, written atomically.
 
-Format: a magic line, a blake2b checksum of the payload, then the payload in `marshal` form (plain
-tuples, strings and numbers: loading it is several times faster than JSON, which is what keeps a
-warm query cheap). The checksum is verified before `marshal` sees a byte, so a truncated or
-damaged file reads as "no cache" and the caller rebuilds; so do another version and another root.
+Format: a magic line, a blake2b checksum of the head, the head's length, the head, then the
+sections. The head (a `marshal` payload of plain tuples, strings and numbers) is what every warm
+query reads: each file's stat key and counts, the edges, the externals, and the length and
+checksum of each section. The sections hold the rest, each read and checked only when a query
+needs it: an index of the symbol names (`symbol`), the imports, the reference counts, and the
+symbol rows in blocks of `BLOCK` files (a `symbol` answer decodes the few blocks it shows). So a
+warm `dependents` on ten thousand files reads a tenth of the file, not all of it.
+
+A damaged or truncated head reads as "no cache" and the caller rebuilds; so do another version
+and another root. A section is read later from the same path: it is used only when the file still
+carries the same head (a newer write replaced it: `stale`) and the section's own checksum holds.
 A write goes through `ore._fs.atomic_write` (temp file in the same folder, fsync, rename), so a
-reader sees the old index or the new one, never half of each; a FIFO or device planted at the
-path reads as "no cache" and never blocks.
+reader sees the old index or the new one, never half of each; a FIFO or device planted at the path
+reads as "no cache" and never blocks.
 
 The cache is untrusted input all the same: the checksum says the bytes are those written, not
 that whoever wrote them wrote what `write_cache` writes. So the payload is stored by column
@@ -14,9 +21,9 @@ that whoever wrote them wrote what `write_cache` writes. So the payload is store
 column is checked whole in C before any record is built: `"".join` takes only strings, an int
 `sum` stays an int only over ints, a set comparison puts every edge between two of the files.
 A row of the wrong shape or type, an edge to a missing file, a weight that is not a finite
-float, edges out of order: the cache is corrupt, and the caller rebuilds. Row by row in Python
-the same checks would cost a warm query a third of its time; by column they take about 10 ms on
-the standard library, which columns also load faster than per-row tuples (13 ms, not 30).
+float, edges out of order: the head is corrupt, and the caller rebuilds; a section that fails
+its checks is never used (`stored.Records` parses the files again instead). By column, the
+checks take about 10 ms on the standard library.
 """
 
 from __future__ import annotations
@@ -27,43 +34,94 @@ import marshal
 import math
 import operator
 import os
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, islice, repeat
+from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 from typing import Any
 
-from .._fs import atomic_write, read_regular
+from .._fs import atomic_write, open_regular
 from ..paths import ore_home
 from .records import Edge, FileIndex, Import, Symbol
+from .sealed import read_sealed, write_sealed
 
 __all__ = [
+    "BLOCK",
+    "IMPORTS",
     "MAGIC",
+    "NAMES",
+    "REFS",
+    "SYMBOLS",
     "CachedIndex",
+    "Encoded",
+    "Head",
     "cache_path",
+    "decode_section",
+    "discard",
+    "edges_key",
+    "name_index",
     "read_cache",
+    "read_head",
     "read_sealed",
+    "read_section",
+    "records_of",
     "write_cache",
     "write_sealed",
 ]
 
-# Bump the number whenever extraction, resolution or weighting changes: old caches then rebuild.
-MAGIC = b"ore-graph-index 5\n"
+# Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
+# then rebuild.
+MAGIC = b"ore-graph-index 6\n"
 _SUM = 32
+_LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
 _MAX_BYTES = 1 << 31
 _EDGE_KINDS = frozenset({"import", "reference"})
-_Columns = tuple[tuple[Any, ...], ...]
+_Columns = tuple[Any, ...]  # columns: tuples (the weights an array of doubles)
+#: Sections: the symbol-name index, imports, references, then symbol rows block by block.
+NAMES, IMPORTS, REFS, SYMBOLS = 0, 1, 2, 3
+#: Files per block of symbol rows.
+BLOCK = 64
+#: The typecode of the integer arrays of the name index (4 bytes wherever ORE runs).
+_INT = "I" if array("I").itemsize >= 4 else "L"
 
 
 @dataclass(frozen=True, slots=True)
 class CachedIndex:
-    """What a previous run left: the file records, when they were taken, and the derived edges."""
+    """What a run leaves: the file records, when they were taken, and the derived edges."""
 
-    files: dict[str, FileIndex]
+    files: Mapping[str, FileIndex]
     indexed_ns: int
-    edges: tuple[Edge, ...]
+    edges: Sequence[Edge]
     externals: dict[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The part of the cache every warm query reads (checked whole), and where the rest lies.
+
+    `files` are ten columns: path, language, size, mtime_ns, digest, lines, flags (parse error,
+    non-UTF-8) and the counts of symbols, imports and references; `edges` four: source, target,
+    kind, weight (sorted). `spans` are each section's (offset in the file, length, checksum);
+    `seal` the head's own checksum, which names this write of the file; `edges_key` a digest of
+    the paths and edges (`derived` keeps PageRank and communities by it)."""
+
+    indexed_ns: int
+    files: _Columns
+    edges: _Columns
+    externals: dict[str, tuple[str, ...]]
+    seal: bytes
+    spans: tuple[tuple[int, int, bytes], ...]
+    edges_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A cache as `write_cache` wrote it (or would have): its head and its sections' bytes."""
+
+    head: Head
+    sections: tuple[bytes, ...]
 
 
 def cache_path(root: Path) -> Path:
@@ -72,44 +130,90 @@ def cache_path(root: Path) -> Path:
     return ore_home() / "cache" / "graph" / f"{key}.idx"
 
 
-def read_cache(root: Path) -> CachedIndex | None:
-    """The cached index of `root`, or None when there is none or it cannot be trusted."""
-    payload = read_sealed(cache_path(root), MAGIC)
-    if payload is None:
-        return None
-    try:
-        saved_root, indexed_ns, *columns, externals = marshal.loads(payload)
-        if saved_root != str(root) or type(indexed_ns) is not int:
-            return None
-        files, symbols, imports, refs, edges = columns
-        _check(files, symbols, imports, refs, edges, externals)
-        return CachedIndex(
-            _records(files, symbols, imports, refs),
-            indexed_ns,
-            tuple(map(tuple.__new__, repeat(Edge), zip(*edges, strict=True))),
-            externals,
-        )
-    except (ValueError, TypeError, EOFError, RecursionError):
-        return None  # foreign or damaged beyond the checksum's reach: rebuild rather than crash
+def _sum(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_SUM).digest()
 
 
-def write_cache(root: Path, cached: CachedIndex) -> None:
-    """Replace the cache of `root` atomically; a failure to write only costs the next run time."""
+# -- writing -------------------------------------------------------------------------------------
+
+
+def write_cache(root: Path, cached: CachedIndex) -> Encoded:
+    """Replace the cache of `root` atomically; a failure to write only costs the next run time.
+    Returns what was (or would have been) written, so the caller's index reads the same."""
     records = tuple(cached.files.values())
+    sections = [
+        marshal.dumps(_names_section(records)),
+        marshal.dumps(_by_column(chain.from_iterable(f.imports for f in records), 6)),
+        marshal.dumps(_by_column(chain.from_iterable(f.refs for f in records), 2)),
+    ]
+    for start in range(0, len(records), BLOCK):
+        rows = chain.from_iterable(f.symbols for f in records[start : start + BLOCK])
+        sections.append(marshal.dumps(_by_column(rows, len(Symbol._fields))))
     files = _by_column(map(_file_row, records), 10)
-    payload = marshal.dumps(
-        (
-            str(root),
-            cached.indexed_ns,
-            files,
-            _by_column(chain.from_iterable(f.symbols for f in records), len(Symbol._fields)),
-            _by_column(chain.from_iterable(f.imports for f in records), len(Import._fields)),
-            _by_column(chain.from_iterable(f.refs for f in records), 2),
-            _by_column(cached.edges, 4),
-            {k: v for k, v in cached.externals.items() if v},
-        )
+    edges = _edge_columns(cached.edges, files[0])
+    externals = {k: v for k, v in cached.externals.items() if v}
+    table = tuple((len(s), _sum(s)) for s in sections)
+    stored = (*edges[:3], edges[3].tobytes())
+    key = edges_key(files[0], edges)
+    payload = marshal.dumps((str(root), cached.indexed_ns, files, stored, externals, table, key))
+    seal = _sum(payload)
+    start = len(MAGIC) + _SUM + _LEN + len(payload)
+    offsets = accumulate((len(s) for s in sections), initial=start)
+    spans = tuple((at, n, check) for at, (n, check) in zip(offsets, table, strict=False))
+    blob = b"".join((MAGIC, seal, len(payload).to_bytes(_LEN, "little"), payload, *sections))
+    if len(blob) <= _MAX_BYTES:
+        with contextlib.suppress(OSError):
+            path = cache_path(root)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, blob)
+    head = Head(cached.indexed_ns, files, edges, externals, seal, spans, key)
+    return Encoded(head, tuple(sections))
+
+
+def edges_key(paths: Sequence[str], edges: _Columns) -> str:
+    """A digest of the files and edges (what whole-graph results depend on), joined in C."""
+    digest = hashlib.blake2b(digest_size=16)
+    for column in (paths, *edges[:3]):
+        digest.update("\0".join(column).encode("utf-8", "surrogatepass") + b"\1")
+    digest.update(array("d", edges[3]).tobytes())
+    return digest.hexdigest()
+
+
+def _names_section(records: Sequence[FileIndex]) -> tuple[Any, ...]:
+    """Every distinct symbol name, shortest first, as one text with a newline before and after
+    each (so `find` in C looks names up; its `casefold()` is searched the same way), where each
+    begins, and which symbol rows (numbered across all files, in order) carry each name."""
+    names = [s.name for f in records for s in f.symbols]
+    words = sorted(set(names), key=lambda w: (len(w), w))
+    where = {w: i for i, w in enumerate(words)}
+    groups: list[list[int]] = [[] for _ in words]
+    for row, name in enumerate(names):
+        groups[where[name]].append(row)
+    return (
+        "\n" + "".join(w + "\n" for w in words),
+        array(_INT, accumulate((len(w) + 1 for w in words), initial=1)).tobytes(),
+        array(_INT, accumulate(map(len, groups), initial=0)).tobytes(),
+        array(_INT, chain.from_iterable(groups)).tobytes(),
     )
-    write_sealed(cache_path(root), MAGIC, payload)
+
+
+def name_index(records: Sequence[FileIndex]) -> tuple[Any, ...]:
+    """The name index of `records` (as `decode_section` returns it), built in memory."""
+    return _check_names(_names_section(records), sum(len(f.symbols) for f in records))
+
+
+def _edge_columns(edges: Sequence[Edge], paths: tuple[str, ...]) -> _Columns:
+    """Source, target, kind, weight (an array of doubles). Every path and kind is one object
+    (the files' own path, one string per kind), so `marshal` writes each again as a 5-byte
+    reference and reads it back without building a string: the head loads in half the time."""
+    sources, targets, kinds, weights = _by_column(edges, 4)
+    same = {p: p for p in chain(paths, _EDGE_KINDS)}
+    return (
+        tuple(map(same.get, sources, sources)),
+        tuple(map(same.get, targets, targets)),
+        tuple(map(same.get, kinds, kinds)),
+        array("d", weights),
+    )
 
 
 def _file_row(f: FileIndex) -> tuple[Any, ...]:
@@ -122,50 +226,214 @@ def _by_column(rows: Iterable[tuple[Any, ...]], width: int) -> _Columns:
     return tuple(map(tuple, zip(*rows, strict=True))) or ((),) * width
 
 
-def _check(
-    files: _Columns,
-    symbols: _Columns,
-    imports: _Columns,
-    refs: _Columns,
-    edges: _Columns,
-    externals: dict[str, tuple[str, ...]],
-) -> None:
-    """TypeError or ValueError unless the columns are what `write_cache` writes (see above)."""
+# -- reading -------------------------------------------------------------------------------------
+
+
+def read_head(root: Path) -> Head | None:
+    """The head of the cache of `root`, checked whole, or None when there is none or it cannot
+    be trusted (damaged, another version or root, rows of the wrong shape)."""
+    try:
+        fd = open_regular(cache_path(root), follow_symlinks=True)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        lead = _read_at(fd, 0, len(MAGIC) + _SUM + _LEN)
+        if not lead.startswith(MAGIC) or len(lead) != len(MAGIC) + _SUM + _LEN:
+            return None
+        seal = lead[len(MAGIC) : len(MAGIC) + _SUM]
+        length = int.from_bytes(lead[-_LEN:], "little")
+        if not len(lead) + length <= size <= _MAX_BYTES:
+            return None
+        payload = _read_at(fd, len(lead), length)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if _sum(payload) != seal:
+        return None
+    try:
+        saved_root, indexed_ns, files, edges, externals, table, key = marshal.loads(payload)
+        if saved_root != str(root) or type(indexed_ns) is not int or type(edges) is not tuple:
+            return None
+        if type(key) is not str:
+            return None
+        edges = (*edges[:3], array("d", edges[3])) if len(edges) == 4 else edges
+        spans = _spans(table, len(lead) + length, size)
+        _check_head(files, edges, externals)
+    except (ValueError, TypeError, EOFError, RecursionError):
+        return None  # foreign or damaged beyond the checksum's reach: rebuild rather than crash
+    if len(spans) != SYMBOLS + -(-len(files[0]) // BLOCK):
+        return None
+    return Head(indexed_ns, files, edges, externals, seal, spans, key)
+
+
+def _spans(table: Any, start: int, size: int) -> tuple[tuple[int, int, bytes], ...]:
+    if type(table) is not tuple or set(map(type, table)) - {tuple}:
+        raise ValueError("a section table of the wrong shape")
+    spans = []
+    for length, check in table:
+        if type(length) is not int or type(check) is not bytes or length < 0:
+            raise ValueError("a section of the wrong shape")
+        spans.append((start, length, check))
+        start += length
+    if start != size:
+        raise ValueError("sections that do not fill the file")
+    return tuple(spans)
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    chunks = []
+    while length > 0 and (chunk := os.read(fd, min(length, 1 << 24))):
+        chunks.append(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_section(root: Path, head: Head, n: int) -> Any | None:
+    """Section `n` of the cache `head` was read from, checked, or None: the file was replaced
+    since (another head), is gone, or the section is damaged or not what `write_cache` writes."""
+    at, length, check = head.spans[n]
+    try:
+        fd = open_regular(cache_path(root), follow_symlinks=True)
+    except OSError:
+        return None
+    try:
+        lead = _read_at(fd, 0, len(MAGIC) + _SUM)
+        if lead != MAGIC + head.seal:
+            return None
+        data = _read_at(fd, at, length)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) != length or _sum(data) != check:
+        return None
+    return decode_section(head, n, data)
+
+
+def decode_section(head: Head, n: int, data: bytes) -> Any | None:
+    """Section `n` (its bytes) decoded and checked against `head`, or None."""
+    counts = head.files[{IMPORTS: 8, REFS: 9}.get(n, 7)]  # symbols, imports, refs per file
+    try:
+        value = marshal.loads(data)
+        if n == NAMES:
+            return _check_names(value, sum(counts))
+        if n == IMPORTS:
+            _check_imports(value, counts)
+        elif n == REFS:
+            _table(value, 2, counts)
+            _text(value[0])
+            _ints(value[1])
+        else:
+            first = (n - SYMBOLS) * BLOCK
+            _table(value, len(Symbol._fields), counts[first : first + BLOCK])
+            _text(value[0], value[1], value[4])
+            _ints(value[2], value[3])
+        return value
+    except (ValueError, TypeError, EOFError, RecursionError, OverflowError):
+        return None
+
+
+def discard(root: Path, head: Head) -> None:
+    """Remove the cache of `root` if it is still the one `head` was read from (a section of it
+    failed its checks): the next run rebuilds it."""
+    with contextlib.suppress(OSError):
+        fd = open_regular(cache_path(root), follow_symlinks=True)
+        try:
+            same = _read_at(fd, 0, len(MAGIC) + _SUM) == MAGIC + head.seal
+        finally:
+            os.close(fd)
+        if same:
+            cache_path(root).unlink()
+
+
+def read_cache(root: Path) -> CachedIndex | None:
+    """The whole cached index of `root` (every section read and checked), or None."""
+    head = read_head(root)
+    if head is None:
+        return None
+    sections = []
+    for n in range(len(head.spans)):
+        value = read_section(root, head, n)
+        if value is None:
+            return None
+        sections.append(value)
+    edges = tuple(map(tuple.__new__, repeat(Edge), zip(*head.edges, strict=True)))
+    return CachedIndex(records_of(head, sections), head.indexed_ns, edges, head.externals)
+
+
+def records_of(head: Head, sections: Sequence[Any]) -> dict[str, FileIndex]:
+    """The file records of `head`, from its decoded sections (all of them)."""
+    blocks = sections[SYMBOLS:]
+    symbols = tuple(map(tuple, map(chain.from_iterable, zip(*blocks, strict=True))))
+    return _records(head.files, symbols or ((),) * 5, sections[IMPORTS], sections[REFS])
+
+
+# -- checks --------------------------------------------------------------------------------------
+
+
+def _check_head(files: _Columns, edges: _Columns, externals: dict[str, tuple[str, ...]]) -> None:
+    """TypeError or ValueError unless the head is what `write_cache` writes (see above)."""
     if type(externals) is not dict:
         raise ValueError("externals are not a dict")
     paths, languages, _size, _mtime, digests, _lines, _flags, *counts = _table(files, 10)
-    _table(symbols, len(Symbol._fields), counts[0])
-    _table(imports, len(Import._fields), counts[1])
-    _table(refs, 2, counts[2])
-    sources, targets, kinds, weights = _table(edges, 4)
-    _text(paths, languages, digests, symbols[0], symbols[1], symbols[4])
-    _text(imports[0], imports[4], refs[0])
-    _text(chain.from_iterable(imports[1]), chain.from_iterable(imports[5]))
+    sources, targets, kinds, weights = _table(edges, 4, weights=True)
+    _text(paths, languages, digests)
     _text(chain.from_iterable(externals.values()))
-    _ints(files[2], files[3], *files[5:], symbols[2], symbols[3], imports[2], imports[3], refs[1])
+    _ints(files[2], files[3], *files[5:])
     known = set(paths)
-    pairs = tuple(zip(sources, targets, strict=True))
+    pairs = zip(sources, targets, strict=True)
+    following = zip(sources[1:], targets[1:], strict=True)
     if not (
         len(known) == len(paths)
+        and all(map(operator.lt, paths, paths[1:]))  # sorted: the symbol rows follow this order
         and min(chain(*counts), default=0) >= 0
         and known.issuperset(sources)
         and known.issuperset(targets)
         and _EDGE_KINDS.issuperset(kinds)
-        and set(map(type, weights)) <= {float}
-        and math.isfinite(sum(weights))
-        and all(map(operator.le, pairs, pairs[1:]))  # in order: queries bisect them
+        and math.isfinite(sum(weights))  # NaN and infinities stay so in a sum
+        and all(map(operator.le, pairs, following))  # in order: queries bisect them
         and known.issuperset(externals)
-        and set(map(type, imports[1])) | set(map(type, imports[5])) <= {tuple}
         and set(map(type, externals.values())) <= {tuple}
     ):
         raise ValueError("inconsistent cache rows")
 
 
-def _table(columns: _Columns, width: int, counts: tuple[int, ...] = ()) -> _Columns:
-    """`columns` when it is `width` tuples of one length (the sum of `counts`, if given)."""
-    if type(columns) is not tuple or len(columns) != width or set(map(type, columns)) - {tuple}:
+def _check_imports(imports: _Columns, counts: tuple[int, ...]) -> None:
+    _table(imports, len(Import._fields), counts)
+    _text(imports[0], imports[4])
+    if (set(map(type, imports[1])) | set(map(type, imports[5]))) - {tuple}:
+        raise ValueError("import names that are not tuples")
+    _text(chain.from_iterable(imports[1]), chain.from_iterable(imports[5]))
+    _ints(imports[2], imports[3])
+
+
+def _check_names(value: Any, rows: int) -> tuple[Any, ...]:
+    """The name index with its integer arrays decoded, or ValueError/TypeError. Only shapes are
+    checked here (a bad offset slices wrong, never out of bounds); `stored.find_symbols` checks
+    each row number it uses."""
+    words, *arrays = value
+    if type(words) is not str or len(arrays) != 3:
+        raise ValueError("a name index of the wrong shape")
+    starts, first, order = (array(_INT, a) for a in arrays)  # TypeError: not bytes
+    if not (len(starts) == len(first) >= 1 and len(order) == rows):
+        raise ValueError("an inconsistent name index")
+    return words, starts, first, order
+
+
+def _table(
+    columns: _Columns, width: int, counts: Sequence[int] | None = None, *, weights: bool = False
+) -> _Columns:
+    """`columns` when it is `width` tuples of one length (the sum of `counts`, if given); with
+    `weights`, the last column is an array of doubles."""
+    kinds = set(map(type, columns[:-1] if weights else columns))
+    if type(columns) is not tuple or len(columns) != width or kinds - {tuple}:
         raise ValueError("a table of the wrong shape")
-    if len(set(map(len, columns))) != 1 or (counts and len(columns[0]) != sum(counts)):
+    if weights and type(columns[-1]) is not array:
+        raise ValueError("weights that are not doubles")
+    if len(set(map(len, columns))) != 1 or (counts is not None and len(columns[0]) != sum(counts)):
         raise ValueError("columns of different lengths")
     return columns
 
@@ -206,30 +474,3 @@ def _records(
             bool(flags & 2),
         )
     return out
-
-
-def read_sealed(path: Path, magic: bytes) -> bytes | None:
-    """The payload of a file `write_sealed` wrote with `magic`, or None when it is missing, not
-    a regular file (a FIFO there never blocks), of another version, or damaged."""
-    try:
-        blob = read_regular(path, limit=_MAX_BYTES, follow_symlinks=True)
-    except OSError:
-        return None
-    head = len(magic) + _SUM
-    if not blob.startswith(magic) or not head <= len(blob) <= _MAX_BYTES:
-        return None
-    payload = blob[head:]
-    if hashlib.blake2b(payload, digest_size=_SUM).digest() != blob[len(magic) : head]:
-        return None
-    return payload
-
-
-def write_sealed(path: Path, magic: bytes, payload: bytes) -> None:
-    """Replace `path` atomically with `magic`, a checksum and `payload`; a failure to write
-    only costs the next run time, so it is not an error."""
-    blob = magic + hashlib.blake2b(payload, digest_size=_SUM).digest() + payload
-    if len(blob) > _MAX_BYTES:
-        return
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, blob)

@@ -4,15 +4,14 @@ of the edges (and the files).
 Communities need networkx (0.2 s to import) and a Louvain pass over every edge; PageRank a pure
 Python power iteration over every edge (a fifth of a warm `dependents` on django). `place`, the
 signature, `top-files`, `conventions` and `files` ask for them on every call. The first call
-writes `<index name>.derived`; later calls whose edges and files are the same (blake2b of their
-`marshal` form, computed once per graph) read the result back, and results computed for other
-edges are dropped. A damaged, foreign or outdated file is simply recomputed.
+writes `<index name>.derived`; later calls whose edges and files are the same (the digest the
+index's head carries, computed when the index is written) read the result back, and results
+computed for other edges are dropped. A damaged, foreign or outdated file is simply recomputed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import weakref
 from collections.abc import Callable
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TEST_JUMP", "communities", "pagerank"]
 
-_MAGIC = b"ore-graph-derived 4\n"
+_MAGIC = b"ore-graph-derived 5\n"
 TEST_JUMP = 0.1
 _KEYS: weakref.WeakKeyDictionary[CodeGraph, str] = weakref.WeakKeyDictionary()
 
@@ -46,17 +45,18 @@ def pagerank(g: CodeGraph) -> dict[str, float]:
     tests import (a fixture module, `tests/_cli.py`) would otherwise collect a central file's rank
     from the dozens of test files that nothing imports.
     """
-    jumps = {path: TEST_JUMP if is_test(path) else 1.0 for path in g.files}
-    return dict(
-        _derived(g, "pagerank", lambda: rank.pagerank(g.files, g.out, personalization=jumps))
-    )
+
+    def compute() -> dict[str, float]:  # only when no kept answer fits (a jump per file)
+        jumps = {path: TEST_JUMP if is_test(path) else 1.0 for path in g.files}
+        return rank.pagerank(g.files, g.out, personalization=jumps)
+
+    return dict(_derived(g, "pagerank", compute))
 
 
 def _key(g: CodeGraph) -> str:
     key = _KEYS.get(g)
     if key is None:
-        digest = hashlib.blake2b(marshal.dumps(tuple(map(tuple, g.index.edges))), digest_size=16)
-        key = _KEYS[g] = digest.hexdigest() + "\n" + "\n".join(g.files)
+        key = _KEYS[g] = g.index.files.head.edges_key + "\n" + "\n".join(g.files)
     return key
 
 

@@ -24,6 +24,7 @@ import subprocess
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from .extract import MAX_BYTES
 from .languages import language_for
@@ -117,7 +118,7 @@ def discover(root: str) -> Discovery:
                 found.skipped["outside_root"] += 1
                 continue
             _add(root, rel, language, found)
-    found.files.sort(key=lambda c: c.path)
+    found.files.sort(key=attrgetter("path"))
     return found
 
 
@@ -199,6 +200,10 @@ def _add(root: str, rel: str, language: str, found: Discovery) -> None:
         if os.path.lexists(path):
             found.skipped["unreadable"] += 1
         return  # deleted since git last looked: simply gone
+    _keep(rel, language, info, found)
+
+
+def _keep(rel: str, language: str, info: os.stat_result, found: Discovery) -> None:
     if stat.S_ISDIR(info.st_mode):
         return  # a submodule or nested repository (git lists it as a path)
     if not stat.S_ISREG(info.st_mode):
@@ -227,18 +232,26 @@ def _walk(root: str, found: Discovery) -> None:
             continue  # a virtual environment under any name, a nested repository, `target`
         for entry in entries:
             name = entry.name
-            child = f"{rel}/{name}" if rel else name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
             if is_dir:
                 if not (name.startswith(".") or name in SKIP_DIRS):
-                    stack.append(child)
+                    stack.append(f"{rel}/{name}" if rel else name)
                 continue
             language = language_for(name)
-            if language is not None and not _minified(name):
-                _add(root, child, language, found)
+            if language is None or _minified(name):
+                continue
+            child = f"{rel}/{name}" if rel else name
+            try:  # the entry's own lstat: no path to build, no symlink (d_type says so)
+                info = None if entry.is_symlink() else entry.stat(follow_symlinks=False)
+            except OSError:
+                info = None
+            if info is None:
+                _add(root, child, language, found)  # a symlink, or gone: the careful way
+            else:
+                _keep(child, language, info, found)
 
 
 def _minified(name: str) -> bool:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from bisect import bisect_left
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from functools import cached_property
+from itertools import compress
+from operator import eq
 from pathlib import Path
 
 from .._fs import open_below, os_error_words, read_fd
@@ -43,6 +45,7 @@ from .results import (
     SnippetMatch,
     SymbolMatch,
 )
+from .stored import find_symbols
 
 __all__ = ["CodeGraph", "open_graph"]
 
@@ -63,17 +66,22 @@ class CodeGraph:
         self.index = index
         self.root: Path = index.root
         self.files: list[str] = list(index.files)
+
+    @cached_property
+    def out(self) -> dict[str, dict[str, float]]:
+        """Adjacency: source -> {target: weight}, every kind of edge summed."""
+        sources, targets, _kinds, weights = self.index.edge_columns
         out: dict[str, dict[str, float]] = {p: {} for p in self.files}
-        for source, target, _kind, weight in index.edges:
-            targets = out[source]
-            targets[target] = targets.get(target, 0.0) + weight
-        self.out = out
+        for source, target, weight in zip(sources, targets, weights, strict=True):
+            row = out[source]
+            row[target] = row.get(target, 0.0) + weight
+        return out
 
     @cached_property
     def imports(self) -> dict[str, dict[str, float]]:
         """Import edges only: source -> {target: weight}."""
         imports: dict[str, dict[str, float]] = {p: {} for p in self.files}
-        for source, target, kind, weight in self.index.edges:
+        for source, target, kind, weight in zip(*self.index.edge_columns, strict=True):
             if kind == "import":
                 imports[source][target] = weight
         return imports
@@ -82,20 +90,42 @@ class CodeGraph:
     def kinds(self) -> dict[tuple[str, str], list[str]]:
         """The kinds of edge between two files."""
         kinds: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for source, target, kind, _weight in self.index.edges:
+        for source, target, kind, _weight in zip(*self.index.edge_columns, strict=True):
             kinds[source, target].append(kind)
         return kinds
 
     def _kinds_between(self, source: str, target: str) -> tuple[str, ...]:
         """The kinds of edge from `source` to `target`: edges are sorted, so a binary search
         finds them without building `kinds` for every pair (a third of a warm `dependents`)."""
-        edges = self.index.edges
-        at = bisect_left(edges, (source, target), key=_pair)
+        sources, targets, kinds, _weights = self.index.edge_columns
+        lo = bisect_left(sources, source)
+        hi = bisect_right(sources, source, lo)
+        at = bisect_left(targets, target, lo, hi)
         found = []
-        while at < len(edges) and edges[at][0] == source and edges[at][1] == target:
-            found.append(edges[at][2])
+        while at < hi and targets[at] == target:
+            found.append(kinds[at])
             at += 1
         return tuple(found)
+
+    def _sources_of(self, target: str) -> dict[str, float]:
+        """`incoming[target]` without building `incoming`: one pass over the target column."""
+        sources, targets, _kinds, weights = self.index.edge_columns
+        found: dict[str, float] = {}
+        for at in [i for i, t in enumerate(targets) if t == target]:
+            found[sources[at]] = found.get(sources[at], 0.0) + weights[at]
+        return found
+
+    @cached_property
+    def _degrees(self) -> tuple[Counter[str], Counter[str]]:
+        """(dependents, dependencies) per file: distinct neighbours, counted off the sorted
+        columns in C (an edge repeating the pair before it, another kind, is taken back)."""
+        sources, targets = self.index.edge_columns[:2]
+        pairs = zip(sources, targets, strict=True)
+        again = list(map(eq, pairs, zip(sources[1:], targets[1:], strict=True)))
+        dependents, dependencies = Counter(targets), Counter(sources)
+        dependents.subtract(compress(targets[1:], again))
+        dependencies.subtract(compress(sources[1:], again))
+        return dependents, dependencies
 
     @cached_property
     def incoming(self) -> dict[str, dict[str, float]]:
@@ -132,15 +162,17 @@ class CodeGraph:
     def top_files(self, limit: int | None = 20) -> list[FileScore]:
         """Files ranked by weighted PageRank, highest first."""
         scores = self.pagerank
-        ordered = sorted(self.files, key=lambda p: (-scores[p], p))[: _cap(limit)]
+        # files are in path order and the sort is stable: highest score first, then by path
+        ordered = sorted(self.files, key=scores.__getitem__, reverse=True)[: _cap(limit)]
+        dependents, dependencies = self._degrees
         return [
             FileScore(
                 path=p,
                 score=round(scores[p], 6),
-                language=self.index.files[p].language,
-                symbols=len(self.index.files[p].symbols),
-                dependents=len(self.incoming[p]),
-                dependencies=len(self.out[p]),
+                language=self.index.files.language(p),
+                symbols=self.index.files.symbol_count(p),
+                dependents=dependents[p],
+                dependencies=dependencies[p],
             )
             for p in ordered
         ]
@@ -160,29 +192,13 @@ class CodeGraph:
 
     def symbol(self, name: str, limit: int | None = 20) -> list[SymbolMatch]:
         """Definitions of `name`: exact matches first, then close matches (`exact=False`)."""
-        exact: list[SymbolMatch] = []
-        close: list[tuple[int, SymbolMatch]] = []
-        folded = name.casefold()
-        names: set[str] = set()
-        for path, record in self.index.files.items():
-            for s in record.symbols:
-                names.add(s.name)
-                if s.name == name:
-                    exact.append(_match(path, s, True))
-                elif folded and folded in s.name.casefold():
-                    close.append((0 if s.name.casefold() == folded else 1, _match(path, s, False)))
-        fuzzy = set(difflib.get_close_matches(name, names, n=5, cutoff=0.8)) - {name}
-        if fuzzy:
-            for path, record in self.index.files.items():
-                for s in record.symbols:
-                    if s.name in fuzzy and folded not in s.name.casefold():
-                        close.append((2, _match(path, s, False)))
-        close.sort(key=lambda t: (t[0], len(t[1].name), t[1].name, t[1].path, t[1].line))
-        return (exact + [m for _, m in close])[: _cap(limit)]
+        return find_symbols(self.index.files, name, _cap(limit))
 
     def dependents(self, file: str, depth: int = 1) -> list[Neighbor]:
         """Files that depend on `file` (transitively up to `depth` hops)."""
         path = self.resolve_file(file)
+        if depth == 1 and "incoming" not in self.__dict__:  # one hop: no need for every file's
+            return self._reach(path, {path: self._sources_of(path)}, depth, reverse=True)
         return self._reach(path, self.incoming, depth, reverse=True)
 
     def dependencies(self, file: str, depth: int = 1) -> list[Neighbor]:
@@ -442,10 +458,6 @@ class CodeGraph:
         raise GraphError(f"unknown file '{file}': not among the indexed files{hint}")
 
 
-def _pair(edge: tuple[str, str, str, float]) -> tuple[str, str]:
-    return edge[0], edge[1]
-
-
 def _cap(limit: int | None) -> int | None:
     if limit is not None and limit < 1:
         raise GraphError(f"limit must be 1 or more, not {limit}")
@@ -455,11 +467,6 @@ def _cap(limit: int | None) -> int | None:
 def _ranked(scores: dict[str, float], limit: int | None) -> tuple[Score, ...]:
     ordered = sorted(scores, key=lambda p: (-scores[p], p))[: _cap(limit)]
     return tuple(Score(p, round(scores[p], 6)) for p in ordered)
-
-
-def _match(path: str, s: Iterable[object], exact: bool) -> SymbolMatch:
-    name, kind, line, end_line, signature = s
-    return SymbolMatch(str(name), str(kind), path, int(line), int(end_line), str(signature), exact)  # type: ignore[call-overload]
 
 
 def _clip(text: str) -> str:

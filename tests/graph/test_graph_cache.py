@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import threading
+from array import array
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,17 @@ import pytest
 
 from ore.errors import GraphError
 from ore.graph import load_index, open_graph
-from ore.graph.cache import MAGIC, CachedIndex, cache_path, read_cache, write_cache
+from ore.graph.cache import (
+    IMPORTS,
+    MAGIC,
+    NAMES,
+    REFS,
+    SYMBOLS,
+    CachedIndex,
+    cache_path,
+    read_cache,
+    write_cache,
+)
 from ore.graph.extract import MAX_BYTES
 from ore.graph.records import Edge, Import
 
@@ -115,7 +126,7 @@ def _bad_record(cached: CachedIndex, **changes: object) -> CachedIndex:
     return replace(cached, files={**cached.files, "a.py": replace(cached.files["a.py"], **changes)})
 
 
-#: Caches a writer could leave that pass the checksum but do not hold what ORE writes.
+#: Heads a writer could leave that pass the checksum but do not hold what ORE writes.
 INCONSISTENT: dict[str, Callable[[CachedIndex], CachedIndex]] = {
     "an edge to a missing file": lambda c: replace(
         c, edges=(*c.edges, Edge("c.py", "zz-gone.py", "import", 1.0))
@@ -123,8 +134,8 @@ INCONSISTENT: dict[str, Callable[[CachedIndex], CachedIndex]] = {
     "an edge from a missing file": lambda c: replace(
         c, edges=(Edge("0-gone.py", "b.py", "import", 1.0), *c.edges)
     ),
-    "a weight that is a string": lambda c: replace(
-        c, edges=tuple(e._replace(weight="1.0") for e in c.edges)
+    "a weight that is infinite": lambda c: replace(
+        c, edges=tuple(e._replace(weight=math.inf) for e in c.edges)
     ),
     "a weight that is NaN": lambda c: replace(
         c, edges=tuple(e._replace(weight=math.nan) for e in c.edges)
@@ -133,32 +144,42 @@ INCONSISTENT: dict[str, Callable[[CachedIndex], CachedIndex]] = {
         c, edges=tuple(e._replace(kind="calls") for e in c.edges)
     ),
     "edges out of order": lambda c: replace(c, edges=tuple(reversed(c.edges))),
+    "a size that is a string": lambda c: _bad_record(c, size="21"),
+    "externals of a missing file": lambda c: replace(c, externals={"zz-gone.py": ("os",)}),
+    "externals that are a string": lambda c: replace(c, externals={"a.py": "os"}),
+}
+
+#: Sections (read only when a query needs them) that pass their checksums but are inconsistent.
+INCONSISTENT_SECTIONS: dict[str, Callable[[CachedIndex], CachedIndex]] = {
     "a line number that is a string": _bad_line,
     "a reference count that is a string": lambda c: _bad_record(c, refs=(("helper", "2"),)),
     "import names that are not a tuple": lambda c: _bad_record(
         c,
         imports=(Import("b", "helper", 0, 1, "from"),),  # type: ignore[arg-type]
     ),
-    "a size that is a string": lambda c: _bad_record(c, size="21"),
-    "externals of a missing file": lambda c: replace(c, externals={"zz-gone.py": ("os",)}),
-    "externals that are a string": lambda c: replace(c, externals={"a.py": "os"}),
 }
+
+FILES = {
+    "a.py": "from b import helper\nhelper()\n",
+    **{k: v for k, v in BASE.items() if k != "a.py"},
+}
+
+
+def _forged(tmp_path: Path, change: Callable[[CachedIndex], CachedIndex]) -> tuple[Path, Any]:
+    root = tree(tmp_path, FILES)
+    age(root)
+    open_graph(root, jobs=1)
+    cached = read_cache(root.resolve())
+    assert cached is not None and len(cached.edges) >= 2
+    write_cache(root.resolve(), change(cached))  # the checksum is the writer's own: it passes
+    return root, cached
 
 
 @pytest.mark.parametrize("change", list(INCONSISTENT.values()), ids=list(INCONSISTENT))
 def test_a_cache_that_passes_its_checksum_but_is_inconsistent_is_rebuilt(
     tmp_path: Path, change: Callable[[CachedIndex], CachedIndex]
 ) -> None:
-    files = {
-        "a.py": "from b import helper\nhelper()\n",
-        **{k: v for k, v in BASE.items() if k != "a.py"},
-    }
-    root = tree(tmp_path, files)
-    age(root)
-    open_graph(root, jobs=1)
-    cached = read_cache(root.resolve())
-    assert cached is not None and len(cached.edges) >= 2
-    write_cache(root.resolve(), change(cached))  # the checksum is the writer's own: it passes
+    root, _good = _forged(tmp_path, change)
     g = open_graph(root, jobs=1)
     assert g.index.parsed == 3  # rebuilt, not trusted
     assert [d.path for d in g.dependents("b.py")] == ["a.py"]
@@ -166,31 +187,77 @@ def test_a_cache_that_passes_its_checksum_but_is_inconsistent_is_rebuilt(
     assert open_graph(root, jobs=1).index.parsed == 0  # and the rebuilt cache is trusted
 
 
-def _forge(path: Path, change: Callable[[list[Any]], None]) -> None:
-    """Rewrite the cache file's payload (this version's columns) with a valid checksum."""
+@pytest.mark.parametrize(
+    "change", list(INCONSISTENT_SECTIONS.values()), ids=list(INCONSISTENT_SECTIONS)
+)
+def test_a_section_that_passes_its_checksum_but_is_inconsistent_is_never_used(
+    tmp_path: Path, change: Callable[[CachedIndex], CachedIndex]
+) -> None:
+    root, good = _forged(tmp_path, change)
+    g = open_graph(root, jobs=1)  # the head is sound: nothing is parsed yet
+    assert [s.line for s in g.symbol("helper")] == [1]
+    assert {p: (r.symbols, r.imports, r.refs) for p, r in g.index.files.items()} == {
+        p: (r.symbols, r.imports, r.refs) for p, r in good.files.items()
+    }  # parsed again, not read from the section
+    assert not cache_path(root.resolve()).exists()  # removed: the next run rebuilds it
+    assert open_graph(root, jobs=1).index.parsed == 3
+    assert open_graph(root, jobs=1).index.parsed == 0
+
+
+def _forge(path: Path, head: Callable[[list[Any]], None], section: int = -1,
+           change: Callable[[Any], Any] = lambda v: v) -> None:  # fmt: skip
+    """Rewrite the cache file (this version's layout) with valid checksums: `head` changes the
+    head's fields in place, `change` the value of section number `section`."""
     blob = path.read_bytes()
-    head = len(MAGIC) + 32
-    payload = list(marshal.loads(blob[head:]))
-    change(payload)
-    data = marshal.dumps(tuple(payload))
-    path.write_bytes(MAGIC + hashlib.blake2b(data, digest_size=32).digest() + data)
+    lead = len(MAGIC) + 32 + 8
+    size = int.from_bytes(blob[lead - 8 : lead], "little")
+    fields = list(marshal.loads(blob[lead : lead + size]))
+    sections, at = [], lead + size
+    for length, _check in fields[5]:
+        sections.append(blob[at : at + length])
+        at += length
+    if section >= 0:
+        sections[section] = marshal.dumps(change(marshal.loads(sections[section])))
+    fields[5] = tuple((len(s), hashlib.blake2b(s, digest_size=32).digest()) for s in sections)
+    head(fields)
+    data = marshal.dumps(tuple(fields))
+    seal = hashlib.blake2b(data, digest_size=32).digest()
+    path.write_bytes(MAGIC + seal + len(data).to_bytes(8, "little") + data + b"".join(sections))
 
 
-def _shorten(payload: list[Any], table: int, column: int) -> None:
-    columns = list(payload[table])
+def _shorten(columns: Any, column: int) -> Any:
+    columns = list(columns)
     columns[column] = columns[column][:-1]
-    payload[table] = tuple(columns)
+    return tuple(columns)
+
+
+def _set(index: int, value: Callable[[Any], Any]) -> Callable[[list[Any]], None]:
+    return lambda p: p.__setitem__(index, value(p[index]))
 
 
 SHAPES: dict[str, Callable[[list[Any]], None]] = {
-    "a column of symbols shorter than the rest": lambda p: _shorten(p, 3, 2),
-    "a column of edges shorter than the rest": lambda p: _shorten(p, 6, 3),
-    "a table missing a column": lambda p: p.__setitem__(2, p[2][:-1]),
-    "a table that is a list": lambda p: p.__setitem__(5, list(p[5])),
-    "counts that do not add up": lambda p: p.__setitem__(3, tuple(c[:-1] for c in p[3])),
+    "a column of edges shorter than the rest": _set(3, lambda e: _shorten(e, 1)),
+    "a table missing a column": _set(2, lambda f: f[:-1]),
+    "a table that is a list": _set(2, list),
     "a payload missing a table": lambda p: p.pop(4),
-    "externals that are a list": lambda p: p.__setitem__(7, list(p[7].items())),
+    "externals that are a list": _set(4, lambda x: list(x.items())),
+    "weights that are not doubles": _set(3, lambda e: (*e[:3], b"\x00" * 3)),
+    "sections that do not fill the file": _set(5, lambda t: (*t[:-1], (t[-1][0] + 1, t[-1][1]))),
 }
+
+#: (section, change): SYMBOLS is the first block of symbol rows.
+SECTION_SHAPES: dict[str, tuple[int, Callable[[Any], Any]]] = {
+    "a column of symbols shorter than the rest": (SYMBOLS, lambda v: _shorten(v, 2)),
+    "imports that do not add up": (IMPORTS, lambda v: tuple(c[:-1] for c in v)),
+    "references that are a list": (REFS, list),
+    "a name index of the wrong shape": (NAMES, lambda v: v[:2]),
+    "a name index row that no symbol has": (NAMES, lambda v: (*v[:3], _far_rows(v[3]))),
+}
+
+
+def _far_rows(rows: bytes) -> bytes:
+    width = array("I").itemsize
+    return array("I", [10**6] * (len(rows) // width)).tobytes()
 
 
 @pytest.mark.parametrize("change", list(SHAPES.values()), ids=list(SHAPES))
@@ -204,6 +271,21 @@ def test_a_cache_with_rows_of_the_wrong_shape_is_rebuilt(
     assert read_cache(root.resolve()) is None
     g = open_graph(root, jobs=1)
     assert g.index.parsed == 3 and len(g.files) == 3
+
+
+@pytest.mark.parametrize("change", list(SECTION_SHAPES.values()), ids=list(SECTION_SHAPES))
+def test_a_section_of_the_wrong_shape_is_never_used(
+    tmp_path: Path, change: tuple[int, Callable[[Any], Any]]
+) -> None:
+    root = tree(tmp_path, BASE)
+    age(root)
+    good = open_graph(root, jobs=1).index.files.all()
+    _forge(cache_path(root.resolve()), lambda p: None, *change)
+    g = open_graph(root, jobs=1)
+    assert g.index.parsed == 0  # the head is sound
+    assert [(s.path, s.line) for s in g.symbol("helper")] == [("b.py", 1)]
+    assert dict(g.index.files) == good
+    assert open_graph(root, jobs=1).index.parsed == 3  # the cache was removed, and is rebuilt
 
 
 def test_cache_write_is_atomic_and_leaves_no_temp_files(tmp_path: Path) -> None:
