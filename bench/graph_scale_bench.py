@@ -3,7 +3,8 @@
 The corpus is several large packages from the package index installed side by side with
 `pip install --no-deps --target` (pinned versions, so the same files every time). Every figure is
 taken in a fresh process, so each peak memory (`ru_maxrss`) belongs to one command: the process
-itself, and separately its forked parse workers (`RUSAGE_CHILDREN`). Per run, interleaved, medians
+itself, and separately its children (`RUSAGE_CHILDREN`: the forked parse workers of a cold index;
+for a warm query only the `git ls-files` probe, which is a fork of the process until it execs). Per run, interleaved, medians
 of N runs:
 
 - cold index (cache deleted) with the default jobs (every core) and with jobs=1;
@@ -264,7 +265,7 @@ def report(r: dict[str, Any]) -> None:
     print("packages: " + ", ".join(f"{k} {v}" for k, v in r["packages"].items()))
     print(f"cores {r['cores']}, runs {r['runs']} (medians); load averages {r['loadavg']}")
     for key, f in r["figures"].items():
-        workers = f" workers {f['workers_rss_mib']:.0f} MiB" if f["workers_rss_mib"] else ""
+        workers = f" children {f['workers_rss_mib']:.0f} MiB" if f["workers_rss_mib"] else ""
         print(f"{key:34} {f['s']:8.3f} s   peak {f['rss_mib']:6.0f} MiB{workers}")
     for key, ratio in r["ratios"].items():
         print(f"corpus / django {key:20} {ratio:5.2f}x")

@@ -35,6 +35,7 @@ import math
 import operator
 import os
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, islice, repeat
@@ -184,16 +185,15 @@ def _names_section(records: Sequence[FileIndex]) -> tuple[Any, ...]:
     each (so `find` in C looks names up; its `casefold()` is searched the same way), where each
     begins, and which symbol rows (numbered across all files, in order) carry each name."""
     names = [s.name for f in records for s in f.symbols]
-    words = sorted(set(names), key=lambda w: (len(w), w))
-    where = {w: i for i, w in enumerate(words)}
-    groups: list[list[int]] = [[] for _ in words]
-    for row, name in enumerate(names):
-        groups[where[name]].append(row)
+    words = sorted(set(names))
+    words.sort(key=len)  # stable: by length, then by name (every key computed in C)
+    ranks = list(map(dict(zip(words, range(len(words)), strict=True)).__getitem__, names))
+    counts = Counter(ranks)
     return (
         "\n" + "".join(w + "\n" for w in words),
         array(_INT, accumulate((len(w) + 1 for w in words), initial=1)).tobytes(),
-        array(_INT, accumulate(map(len, groups), initial=0)).tobytes(),
-        array(_INT, chain.from_iterable(groups)).tobytes(),
+        array(_INT, accumulate(map(counts.__getitem__, range(len(words))), initial=0)).tobytes(),
+        array(_INT, sorted(range(len(ranks)), key=ranks.__getitem__)).tobytes(),  # stable
     )
 
 
