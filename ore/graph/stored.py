@@ -45,6 +45,10 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+class _Damaged(Exception):
+    """A part of the name index or a block of symbol rows turned out unusable mid-answer."""
+
+
 class Records(Mapping[str, FileIndex]):
     """path -> `FileIndex`, in path order; records are built on the first look at one.
 
@@ -153,17 +157,12 @@ class Records(Mapping[str, FileIndex]):
         if self._built is None:
             block = at // BLOCK
             columns = self._load(SYMBOLS + block)
-            if columns is not None:
-                first = self._rows[block * BLOCK - 1] if block else 0
-                return Symbol(*(column[row - first] for column in columns))
-            self.recover()
-            return self.symbol_at(row)
+            if columns is None:  # the rows at hand came from the cache: start the answer again
+                raise _Damaged(row)
+            first = self._rows[block * BLOCK - 1] if block else 0
+            return Symbol(*(column[row - first] for column in columns))
         first = self._rows[at - 1] if at else 0
         return self._built[self._paths[at]].symbols[row - first]
-
-
-class _Damaged(Exception):
-    """A row number of the name index that no symbol has."""
 
 
 def find_symbols(records: Records, name: str, limit: int | None) -> list[SymbolMatch]:
@@ -172,7 +171,7 @@ def find_symbols(records: Records, name: str, limit: int | None) -> list[SymbolM
     close matches by tier, length, name, path and line."""
     try:
         return _find_symbols(records, name, limit)
-    except _Damaged:
+    except _Damaged:  # from now on, from the records parsed again
         records.recover()
         return _find_symbols(records, name, limit)
 

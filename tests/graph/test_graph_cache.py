@@ -444,3 +444,16 @@ def test_git_work_tree_honours_gitignore(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "add", "keep.py", ".gitignore"], check=True)
     assert open_graph(root, jobs=1).files == ["keep.py", "untracked.py"]
+
+
+def test_an_answer_begun_from_the_cache_is_begun_again_from_the_files(tmp_path: Path) -> None:
+    """A block of symbol rows found unusable mid-answer: the rows already looked up came from
+    the cache, so the answer starts again from the files as they are now, never mixing both."""
+    root = tree(tmp_path, BASE)
+    age(root)
+    open_graph(root, jobs=1)
+    _forge(cache_path(root.resolve()), lambda p: None, SYMBOLS, lambda v: _shorten(v, 2))
+    g = open_graph(root, jobs=1)  # the head is sound, the block is not (yet unread)
+    (root / "b.py").write_text("x = 1\n")  # helper is gone; its row number now names `x`
+    assert g.symbol("helper") == []
+    assert [s.name for s in g.symbol("x")] == ["x"]
