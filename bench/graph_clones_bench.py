@@ -17,10 +17,10 @@ Recall: a reported group is *found* when one ORE group has, for each of its plac
 occurrence in the same file whose line range overlaps the place by at least half of the shorter
 of the two ranges. ORE (exact and renamed groups) runs with the same minimum lines, and against
 jscpd with the same minimum tokens (and again with none), against symilar with none
-(`min_tokens=1`). The counts differ by definition: ORE counts
-code lines and tokens only (no comment, no blank line; a docstring is one token on its first
-line), symilar counts every non-blank line but comments, jscpd counts lines from a clone's first
-token to its last (comments and docstrings included) and its own tokens. Every miss gets a category
+(`min_tokens=1`). The counts differ by definition: ORE's exact clones count lines from the
+first token to the last (a clone may start and end inside a line) and tokens without comments (a
+docstring's words and marks are tokens), symilar counts every non-blank line but comments, jscpd
+counts lines as ORE does, and its own tokens, comments included. Every miss gets a category
 (`CATEGORIES`, decided by `Why`) and is printed (3 a category, all with `--misses`) to be looked
 at in the source.
 
@@ -195,83 +195,63 @@ def recall(
 
 
 CATEGORIES = {
-    "docstring lines": "a place has fewer code lines than the minimum, mostly lines inside "
-    "docstrings or other multi-line strings: the tool compares their text, ORE takes a string "
-    "as one token on its first line",
-    "comment lines": "a place has fewer code lines than the minimum, mostly comment lines: "
-    "jscpd counts every line from a clone's first token to its last, ORE code lines",
-    "comment tokens": "a place has fewer ORE tokens than the minimum: jscpd also counts "
-    "comments and the words of docstrings as tokens",
+    "comment tokens": "ORE holds it with no token minimum; the places hold comments, which "
+    "jscpd counts as tokens and ORE drops",
+    "token count": "ORE holds it with no token minimum; the tool's lexer makes more tokens of "
+    "the same text (jscpd 5: `**` or a string's quotes as tokens of their own)",
     "boilerplate": "ORE holds it only when windows seen more than 64 times are kept: ORE "
-    "drops those as boilerplate (`_BUCKET_CAP`)",
-    "partial lines": "the places have enough code lines and tokens, but their common run of "
-    "whole lines does not: the tool's clone starts or ends inside a line that differs (jscpd "
-    "matches tokens, ORE whole lines)",
+    "drops those as boilerplate (`runs.BUCKET_CAP`)",
+    "short run": "ORE holds the places with a clone below the minimum lines: the tool's clone "
+    "runs on across lines ORE does not match (a comment line at its end, which jscpd counts, or "
+    "the same tokens broken into lines differently for a line or two)",
     "line breaks": "no common run of even two whole lines: the same tokens broken into lines "
     "differently (or, for jscpd 4, a second place that is not where the clone is)",
-    "unexplained": "a common run of whole lines meeting both minimums that ORE did not report",
+    "unexplained": "ORE has a clone of these places meeting both minimums that it did not report",
 }
 
 
 class Why:
     """Why ORE has no group holding a reported clone (a key of `CATEGORIES`)."""
 
-    def __init__(self, root: Path, shapes: dict[str, Any], loose: Index,
+    def __init__(self, root: Path, shapes: dict[str, Any], tokenless: Index, loose: Index,
                  uncapped: dict[int, Index], min_lines: int) -> None:  # fmt: skip
-        self.root, self.shapes, self.loose = root, shapes, loose
+        self.root, self.shapes, self.tokenless, self.loose = root, shapes, tokenless, loose
         self.uncapped, self.min_lines = uncapped, min_lines
-        self.kinds: dict[str, tuple[set[int], set[int]]] = {}
+        self.comments: dict[str, set[int]] = {}
 
     def category(self, places: list[Place], min_tokens: int) -> str:
-        for path, start, end in places:
-            shape = self.shapes[path]
-            lo, hi = shape.span(start, end)
-            if hi - lo < self.min_lines:
-                text, comments = self.lines_of(path)
-                span = set(range(start, end + 1))
-                return (
-                    "docstring lines"
-                    if len(span & text) >= len(span & comments)
-                    else "comment lines"
-                )
-            if sum(shape.tokens[lo:hi]) < min_tokens:
-                return "comment tokens"
+        if min_tokens > 1 and self.tokenless.holder(places) is not None:
+            commented = any(self.comment_lines(p) & set(range(s, e + 1)) for p, s, e in places)
+            return "comment tokens" if commented else "token count"
         if self.uncapped[min_tokens].holder(places) is not None:
             return "boilerplate"
         held = self.loose.holders(places)
         if not held:
             return "line breaks"
-        for group in held:
+        for group in held:  # exact clones count lines first to last, renamed ones code lines
             lines = min(
-                len(range(*self.shapes[o.path].span(o.start, o.end))) for o in group.occurrences
+                o.end - o.start + 1
+                if group.kind == "exact"
+                else len(range(*self.shapes[o.path].span(o.start, o.end)))
+                for o in group.occurrences
             )
             if lines >= self.min_lines and group.tokens >= min_tokens:
                 return "unexplained"
-        return "partial lines"
+        return "short run"
 
-    def lines_of(self, path: str) -> tuple[set[int], set[int]]:
-        """The lines of a file inside a multi-line string (after its first), and the lines
-        that hold nothing but a comment."""
-        if path not in self.kinds:
-            text: set[int] = set()
-            comments: set[int] = set()
-            code: set[int] = set()
+    def comment_lines(self, path: str) -> set[int]:
+        """The lines of a file that hold a comment."""
+        if path not in self.comments:
+            found: set[int] = set()
             source = (self.root / path).read_text(encoding="utf-8", errors="replace")
             try:
                 for tok in tokenize.generate_tokens(io.StringIO(source).readline):
                     if tok.type == tokenize.COMMENT:
-                        comments.add(tok.start[0])
-                    elif tok.type not in _LAYOUT:
-                        code.add(tok.start[0])
-                        if tok.type == tokenize.STRING:
-                            text.update(range(tok.start[0] + 1, tok.end[0] + 1))
+                        found.add(tok.start[0])
             except (tokenize.TokenError, SyntaxError):
                 pass
-            self.kinds[path] = (text, comments - code)
-        return self.kinds[path]
-
-
-_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+            self.comments[path] = found
+        return self.comments[path]
 
 
 def fresh() -> None:
@@ -368,7 +348,7 @@ def package(root: Path, tools: dict[str, Any], a: argparse.Namespace) -> dict[st
     with uncapped():
         wide = {t: Index(g.duplicates(min_lines=a.min_lines, min_tokens=t, kinds=kinds))
                 for t in (1, a.min_tokens)}  # fmt: skip
-    why = Why(root, shapes, loose, wide, a.min_lines)
+    why = Why(root, shapes, Index(ore[1]), loose, wide, a.min_lines)
     recalls = {}
     for name, groups in reported.items():
         for t in (a.min_tokens, 1) if name != "symilar" else (1,):
@@ -389,14 +369,14 @@ def package(root: Path, tools: dict[str, Any], a: argparse.Namespace) -> dict[st
 @contextlib.contextmanager
 def uncapped() -> Iterator[None]:
     """ORE with no boilerplate cap on windows, its kept answers neither read nor written."""
-    from ore.graph import clones, memo
+    from ore.graph import memo, runs
 
-    saved = clones._BUCKET_CAP, memo._read, memo._write
-    clones._BUCKET_CAP, memo._read, memo._write = 1 << 30, (lambda _root: {}), (lambda *_: None)
+    saved = runs.BUCKET_CAP, memo._read, memo._write
+    runs.BUCKET_CAP, memo._read, memo._write = 1 << 30, (lambda _root: {}), (lambda *_: None)
     try:
         yield
     finally:
-        clones._BUCKET_CAP, memo._read, memo._write = saved
+        runs.BUCKET_CAP, memo._read, memo._write = saved
 
 
 def sample(groups: list[Any], seed: int, size: int) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ def _name_of(source: str) -> str:
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
 @click.option("--min-lines", type=click.IntRange(min=2), default=None,
-              help="Clones of at least this many code lines.  [default: 5]")  # fmt: skip
+              help="Clones spanning at least this many lines.  [default: 5]")  # fmt: skip
 @click.option("--min-tokens", type=click.IntRange(min=1), default=None,
               help="Clones of at least this many tokens.  [default: 50]")  # fmt: skip
 @click.option("--exclude-tests", is_flag=True, help="Leave out test files and generated code.")
@@ -56,8 +56,9 @@ def duplicates(
     """Find duplicated code: clone groups under PATH (the whole tree when none), or where the
     --snippet code already exists.
 
-    Clone groups are exact (the same tokens), renamed (the same once names and literals are
-    normalised) or structural (whole functions of the same syntax shape), largest first. With
+    Clone groups are exact (the same tokens, docstrings included; a clone may start and end
+    inside a line), renamed (the same code lines once names and literals are normalised) or
+    structural (whole functions of the same syntax shape), largest first. With
     --snippet, the best matches come first with a score in [0, 1] (at most 10 by default).
 
     \b

@@ -1,12 +1,10 @@
 """Duplicate code: clone groups across a tree, and where a snippet already exists.
 
-Repo-wide (`find_clones`): every run of at least `min_lines` consecutive code lines is a window;
-windows with equal keys seed a clone pair, which grows line by line while the keys stay equal, and
-pairs of equal spans join into groups; a place overlapping an earlier place of its group (periodic
-code joins such places through a third) is left out. Exact clones compare a line's tokens; renamed
-clones the tokens once identifiers and literals are normalised (pairs that are also exact are left
-to the exact group); structural clones are whole functions whose syntax trees have the same shape without
-being renamed copies. A group is kept when it spans at least `min_tokens` tokens.
+Repo-wide (`find_clones`): exact and renamed groups are runs of equal lines (`runs`: exact ones
+compare text lines, docstrings included, and may start and end inside a line; renamed ones compare
+code lines once identifiers and literals are normalised); structural clones are whole functions
+whose syntax trees have the same shape without being renamed copies. A group is kept when it
+spans at least `min_lines` lines and `min_tokens` tokens.
 
 A snippet (`match_snippet`) is compared with every function (and, outside functions, the file) of
 its language: the candidates sharing a non-trivial line, and the functions of the same shape.
@@ -18,7 +16,7 @@ structural match (same function shape) scores at least 0.8; matches under 0.5 ar
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -26,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import GraphError
 from .memo import remembered
 from .results import CloneGroup, Occurrence, SnippetMatch
+from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, family, snippet_shape
@@ -37,7 +36,6 @@ __all__ = ["KINDS", "find_clones", "match_snippet"]
 
 KINDS = ("exact", "renamed", "structural")
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
-_BUCKET_CAP = 64  # windows seen more often than this are boilerplate, not clones to report
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
@@ -68,9 +66,10 @@ def find_clones(
         groups: list[CloneGroup] = []
         files = sorted(shapes)
         if "exact" in wanted:
-            groups += _windows(shapes, files, "exact", min_lines, min_tokens)
+            ends = LineEnds(str(g.root), shapes)
+            groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends)
         if "renamed" in wanted:
-            groups += _windows(shapes, files, "renamed", min_lines, min_tokens)
+            groups += line_groups(shapes, files, "renamed", min_lines, min_tokens)
         if "structural" in wanted:
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
@@ -98,104 +97,6 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
     first = c.occurrences[0]
     return (-c.lines, -c.tokens, _KIND_ORDER[c.kind], first.path, first.start)
-
-
-def _windows(
-    shapes: dict[str, FileShape], files: list[str], kind: str, m: int, min_tokens: int
-) -> list[CloneGroup]:
-    keys: list[tuple[int, ...]] = [
-        shapes[path].exact if kind == "exact" else shapes[path].renamed for path in files
-    ]
-    # A window can only repeat when each of its lines does: windows are built (in C, by `zip`)
-    # only over runs of at least m lines whose keys occur more than once in the whole tree.
-    seen = Counter(key for seq in keys for key in seq)
-    windows: list[list[tuple[int, tuple[int, ...]]]] = []
-    for seq in keys:
-        found: list[tuple[int, tuple[int, ...]]] = []
-        for lo, hi in _runs([seen[key] > 1 for key in seq], m):
-            part = seq[lo:hi]
-            found += enumerate(zip(*(part[k:] for k in range(m)), strict=False), lo)
-        windows.append(found)
-    counts = Counter(w for found in windows for _i, w in found)
-    repeated = {w for w, n in counts.items() if 1 < n <= _BUCKET_CAP}
-    buckets: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
-    for f, found in enumerate(windows):
-        for i, w in [(i, w) for i, w in found if w in repeated]:
-            buckets[w].append((f, i))
-    spans: dict[tuple[int, int, int], set[tuple[int, int, int]]] = {}
-    for found_at in buckets.values():
-        for a, (f, i) in enumerate(found_at):
-            kf = keys[f]
-            for h, j in found_at[a + 1 :]:
-                kh = keys[h]
-                if i and j and kf[i - 1] == kh[j - 1] and not (f == h and j - 1 <= i):
-                    continue  # not where this pair's match starts
-                n = m
-                while i + n < len(kf) and j + n < len(kh) and kf[i + n] == kh[j + n]:
-                    n += 1
-                if f == h and j < i + n:  # a run that overlaps itself
-                    n = j - i
-                    if n < m:
-                        continue
-                if kind == "renamed":
-                    one_exact, two_exact = shapes[files[f]].exact, shapes[files[h]].exact
-                    if one_exact[i : i + n] == two_exact[j : j + n]:
-                        continue  # an exact clone: reported as one
-                one, two = (f, i, n), (h, j, n)
-                spans.setdefault(one, {one}).add(two)
-                spans.setdefault(two, {two}).add(one)
-    return _grouped(shapes, files, kind, spans, min_tokens)
-
-
-def _runs(flags: list[bool], m: int) -> list[tuple[int, int]]:
-    """`(lo, hi)` of every run of at least `m` True flags."""
-    out = []
-    start = -1
-    for i, flag in enumerate([*flags, False]):
-        if flag and start < 0:
-            start = i
-        elif not flag and start >= 0:
-            if i - start >= m:
-                out.append((start, i))
-            start = -1
-    return out
-
-
-def _grouped(
-    shapes: dict[str, FileShape],
-    files: list[str],
-    kind: str,
-    spans: dict[tuple[int, int, int], set[tuple[int, int, int]]],
-    min_tokens: int,
-) -> list[CloneGroup]:
-    seen: set[tuple[int, int, int]] = set()
-    out = []
-    for start in sorted(spans):
-        if start in seen:
-            continue
-        group, todo = set(), [start]
-        while todo:
-            span = todo.pop()
-            if span not in group:
-                group.add(span)
-                todo.extend(spans[span] - group)
-        seen |= group
-        occurrences = []
-        tokens = None
-        end = (-1, 0)  # (file, first code line after) of the last place kept
-        for f, i, n in sorted(group):
-            if (f, i) < end:
-                continue  # overlaps the place before it: periodic code, joined through others
-            end = (f, i + n)
-            shape = shapes[files[f]]
-            count = sum(shape.tokens[i : i + n])
-            tokens = count if tokens is None else min(tokens, count)
-            occurrences.append(Occurrence(files[f], shape.numbers[i], shape.numbers[i + n - 1]))
-        if tokens is None or tokens < min_tokens or len(occurrences) < 2:
-            continue
-        size = max(o.end - o.start + 1 for o in occurrences)
-        out.append(CloneGroup(kind, size, tokens, tuple(occurrences)))
-    return out
 
 
 def _structural(

@@ -35,6 +35,7 @@ __all__ = [
     "Function",
     "family",
     "line_key",
+    "line_tokens",
     "make_shape",
     "snippet_shape",
     "snippet_text",
@@ -122,7 +123,8 @@ class Function(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class FileShape:
     """A file's code lines as parallel tuples (line number, exact key, renamed key, tokens),
-    and its functions: what clone detection and `similar` compare."""
+    its text lines (`text`: line numbers, exact keys, tokens, multi-line strings as text) and
+    its functions: what clone detection and `similar` compare."""
 
     path: str
     language: str
@@ -132,23 +134,29 @@ class FileShape:
     tokens: tuple[int, ...]
     functions: tuple[Function, ...]
     facts: tuple[Fact, ...] = ()
+    text: TextLines = ((), (), ())
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The indexes `lo:hi` of the code lines numbered `start`..`end`."""
         return bisect_left(self.numbers, start), bisect_right(self.numbers, end)
 
+    def text_lines(self) -> TextLines:
+        """Line numbers, exact keys and tokens with multi-line strings as text."""
+        return self.text if self.text[0] else (self.numbers, self.exact, self.tokens)
+
     def to_row(self) -> tuple[object, ...]:
         return (self.language, self.numbers, self.exact, self.renamed, self.tokens,
-                tuple(map(tuple, self.functions)), self.facts)  # fmt: skip
+                tuple(map(tuple, self.functions)), self.facts, self.text)  # fmt: skip
 
     @classmethod
     def from_row(cls, path: str, row: tuple[Any, ...]) -> FileShape:
-        language, numbers, exact, renamed, tokens, funcs, facts = row
+        language, numbers, exact, renamed, tokens, funcs, facts, text = row
         functions = tuple(Function(*f) for f in funcs)
-        return cls(path, language, numbers, exact, renamed, tokens, functions, facts)
+        return cls(path, language, numbers, exact, renamed, tokens, functions, facts, text)
 
 
 Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+TextLines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
 def line_key(text: str) -> int:
@@ -180,6 +188,52 @@ def lex(language: str, text: str) -> Lines:
             renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
             counts.append(len(tokens))
     return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
+
+
+def lex_text(language: str, text: str) -> TextLines:
+    """The text lines of `text`: as `lex`'s exact keys, but a multi-line string is kept as text
+    (its words and marks tokens on the lines they are on); comments and blank lines dropped."""
+    skip = _SKIPS.get(family(language))
+    if skip is None:
+        return (), (), ()
+    text = skip.sub(_as_text, text)
+    findall = _TOKEN.findall
+    numbers: list[int] = []
+    exact: list[int] = []
+    counts: list[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        tokens = findall(line)
+        if tokens:
+            numbers.append(number)
+            exact.append(line_key(" ".join(tokens)))
+            counts.append(len(tokens))
+    return tuple(numbers), tuple(exact), tuple(counts)
+
+
+def line_tokens(language: str, line: str) -> list[str]:
+    """The tokens of one line of text lines, lexed alone (what clone detection compares where a
+    clone starts or ends inside a line)."""
+    skip = _SKIPS.get(family(language))
+    return [] if skip is None else _TOKEN.findall(skip.sub(_drop_comment, line))
+
+
+def _drop_comment(match: re.Match[str]) -> str:
+    return "" if match.lastgroup == "c" else match.group()
+
+
+def _as_text(match: re.Match[str]) -> str:
+    """A comment goes; a multi-line string becomes words and marks, each mark a token (`>>>`
+    is three, a `====` rule four): prose has no operators, and no quote inside may start one."""
+    if match.lastgroup == "c":
+        return ""
+    token = match.group()
+    if "\n" not in token:
+        return token
+    return _MARK.sub(r" \g<0> ", token.translate(_QUOTES))
+
+
+_MARK = re.compile(r"[^\s\w]")
+_QUOTES = str.maketrans("'\"`", "\x01\x02\x03")
 
 
 def _strip(match: re.Match[str]) -> str:
@@ -269,7 +323,11 @@ def make_shape(path: str, language: str, data: bytes) -> FileShape:
     funcs, _broken = functions(language, data, profile=True)
     text = data.decode("utf-8", "replace")
     facts = file_facts(family(language), text)
-    return FileShape(path, language, *lex(language, text), funcs, facts)
+    lines = lex(language, text)
+    texts = lex_text(language, text)
+    if texts == (lines[0], lines[1], lines[3]):
+        texts = ((), (), ())  # no multi-line string: the code lines are the text lines
+    return FileShape(path, language, *lines, funcs, facts, texts)
 
 
 def snippet_text(snippet: str | bytes) -> str:

@@ -150,6 +150,108 @@ def test_periodic_code_gives_groups_of_places_that_do_not_overlap(tmp_path: Path
             assert p1 != p2 or s2 > e1, f"overlapping places in {c}"
 
 
+DOCTEST = '''    """{summary}
+
+    Examples
+    ========
+
+    >>> from shop.orders import summarize_orders, Order
+    >>> orders = [Order("EUR", 10, 2, "paid"), Order("EUR", 5, 1, "open")]
+    >>> summarize_orders(orders, "EUR")
+    {{'total': 20, 'count': 1, 'currency': 'EUR'}}
+    """
+'''
+
+
+def test_a_repeated_docstring_is_an_exact_clone(tmp_path: Path) -> None:
+    # the same doctest under two functions whose code differs: duplicated text, as jscpd and
+    # symilar see it (a docstring is compared as text, line by line)
+    g = graph(tmp_path, {
+        "a.py": "def first(orders):\n" + DOCTEST.format(summary="Sum them.") + "    return 1\n",
+        "b.py": "X = 2\n\n\ndef second(rows, unit):\n" + DOCTEST.format(summary="Count them.")
+        + "    return [r for r in rows if r.unit == unit]\n",
+    })  # fmt: skip
+    exact = [c for c in g.duplicates(kinds=["exact"]) if len(c.occurrences) == 2]
+    where = {o.path: (o.start, o.end) for o in exact[0].occurrences}
+    assert where == {"a.py": (4, 11), "b.py": (7, 14)}  # `Examples` to the closing quotes
+    renamed = g.duplicates(kinds=["renamed"])
+    assert not renamed  # their code is not alike
+
+
+def test_an_exact_clone_may_start_and_end_inside_a_line(tmp_path: Path) -> None:
+    # four equal lines between lines that differ at one end only: the clone takes in the
+    # tokens shared at the end of the line before and the start of the line after
+    body = (
+        "    values = [price * quantity for price, quantity in zip(prices, quantities)]\n"
+        "    subtotal = sum(values) - discount(values, customer.level)\n"
+        "    taxes = [rate * subtotal for rate in customer.region.tax_rates]\n"
+        "    grand_total = round(subtotal + sum(taxes), customer.currency.digits)\n"
+    )
+    g = graph(tmp_path, {
+        "a.py": "def one(prices, quantities, customer):\n    prices = list(prices)\n"
+        + body + "    return grand_total, taxes\n",
+        "b.py": "def two(prices, quantities, customer):\n    customer.seen = list(prices)\n"
+        + body + "    return grand_total, None\n",
+    })  # fmt: skip
+    (clone,) = g.duplicates(kinds=["exact"], min_lines=6)
+    assert {(o.path, o.start, o.end) for o in clone.occurrences} == {("a.py", 2, 7), ("b.py", 2, 7)}
+    assert clone.lines == 6
+    whole = sum(len(line.split()) for line in body.splitlines())  # at least a token per word
+    assert clone.tokens > whole
+    assert g.duplicates(kinds=["exact"], min_lines=7) == []  # no more than the lines around it
+
+
+def test_code_with_another_docstring_is_a_renamed_clone(tmp_path: Path) -> None:
+    # the same code under other multi-line docstrings: not the same text, still the same code
+    one_line = '    """Total the paid orders of one currency."""\n'
+    doc = '    """Total the paid orders.\n\n    Only one currency counts.\n    """\n'
+    first = ORIGINAL.replace(one_line, doc)
+    second = ORIGINAL.replace(one_line, doc.replace("Only one", "A single"))
+    g = graph(tmp_path, {"a.py": first, "b.py": second})
+    kinds = {c.kind for c in g.duplicates() if len(c.occurrences) == 2}
+    assert "renamed" in kinds
+    (renamed,) = [c for c in g.duplicates(kinds=["renamed"])]
+    assert {o.path: o.start for o in renamed.occurrences} == {"a.py": 1, "b.py": 1}
+
+
+def test_tables_are_not_renamed_clones(tmp_path: Path) -> None:
+    # two dict literals and two runs of registrations: once names and literals are normalised
+    # every line of a table is the same line, which says nothing about copied code
+    fields = "".join(f"    {k}: Field{k}Type,\n" for k in range(12))
+    shapes = "".join(f"    {k + 100}: Shape{k}Kind,\n" for k in range(12))
+    calls = "".join(f'    register("F{k}", {k % 3}, handler_{k})\n' for k in range(10))
+    other = "".join(f'    register("G{k}", {k % 2 + 1}, other_{k})\n' for k in range(10))
+    g = graph(tmp_path, {
+        "a.py": "FIELDS = {\n" + fields + "}\n\n\ndef setup():\n" + calls,
+        "b.py": "SHAPES = {\n" + shapes + "}\n\n\ndef install():\n" + other,
+        "c.py": ORIGINAL,
+        "d.py": RENAMED,
+    })  # fmt: skip
+    renamed = [
+        {o.path for o in c.occurrences} for c in g.duplicates(kinds=["renamed"], min_tokens=1)
+    ]
+    assert renamed == [{"c.py", "d.py"}]
+
+
+def test_a_clone_that_starts_with_boilerplate_is_found_from_its_start(tmp_path: Path) -> None:
+    # a five-line heading seen in 70 files is boilerplate (never a clone by itself); two of
+    # the files go on alike after it: their clone is found, heading included
+    heading = "import os\nimport sys\nimport json\nimport logging\nimport pathlib\n"
+    files = {f"pkg/m{k}.py": heading + f"\n\ndef f{k}():\n    return {k}\n" for k in range(70)}
+    tail = (
+        "\n\ndef load(path):\n    with open(path) as handle:\n"
+        "        data = json.load(handle)\n    logging.info('loaded %s', path)\n"
+        "    return {key: value for key, value in data.items() if key}\n"
+    )
+    files["pkg/m1.py"] = heading + tail
+    files["pkg/m2.py"] = heading + tail
+    g = graph(tmp_path, files)
+    found = [c for c in g.duplicates(kinds=["exact"], min_tokens=20)
+             if {o.path for o in c.occurrences} == {"pkg/m1.py", "pkg/m2.py"}]  # fmt: skip
+    assert [(o.start, o.end) for o in found[0].occurrences] == [(1, 12), (1, 12)]
+    assert not any(len(c.occurrences) > 2 for c in g.duplicates(kinds=["exact"], min_tokens=1))
+
+
 def test_tests_can_be_left_out_and_minimums_apply(g: CodeGraph) -> None:
     found = groups_of(g, exclude_tests=True)
     assert {"shop/orders.py", "shop/report.py"} in found["exact"]

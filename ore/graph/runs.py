@@ -1,0 +1,279 @@
+"""Exact and renamed clone groups: runs of equal lines across a tree.
+
+Every window of `seed` consecutive lines is keyed by its lines' keys; windows seen twice or more
+(and at most `BUCKET_CAP` times: more is boilerplate) seed pairs of places, which grow both ways
+while the keys stay equal, and pairs of equal spans join into groups. A place overlapping an
+earlier place of its group (periodic code joins such places through a third) is left out.
+
+Exact clones compare text lines (`FileShape.text_lines`: a docstring is text, as jscpd and
+pylint's `symilar` read it) and may start and end inside a line, as jscpd's token matching does:
+seeds are two lines shorter than the minimum, and a pair whose run of whole lines falls short of
+either minimum takes in the tokens both places share at the end of the line before and at the
+start of the line after. The minimum lines then count the clone's span, first line to last.
+Renamed clones compare code lines with identifiers and literals normalised, `m` of them at least;
+a pair whose text is the same is left to the exact groups.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict
+
+from .extract import MAX_BYTES
+from .results import CloneGroup, Occurrence
+from .shapes import FileShape, TextLines, line_tokens
+from .source import read_source
+
+__all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
+
+BUCKET_CAP = 64  # windows seen more often than this are boilerplate, not clones to report
+_PARTIAL = 2  # an exact clone may start and end inside a line: two more lines at most
+
+# file, first line (index into the view), lines, tokens shared at the end of the line before it
+# and at the start of the line after it
+Span = tuple[int, int, int, int, int]
+
+
+class LineEnds:
+    """The tokens of one line of a file, read from the file (once per file, inside the root
+    only) when an exact clone may start or end inside that line."""
+
+    def __init__(self, root: str, shapes: dict[str, FileShape]) -> None:
+        self.root, self.shapes = root, shapes
+        self.lines: dict[str, list[str]] = {}
+        self.tokens: dict[tuple[str, int], list[str]] = {}
+
+    def __call__(self, path: str, number: int) -> list[str]:
+        found = self.tokens.get((path, number))
+        if found is None:
+            lines = self.lines.get(path)
+            if lines is None:
+                data = read_source(self.root, path, limit=MAX_BYTES) or b""
+                lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+            text = lines[number - 1] if 0 < number <= len(lines) else ""
+            found = self.tokens[path, number] = line_tokens(self.shapes[path].language, text)
+        return found
+
+
+def line_groups(
+    shapes: dict[str, FileShape],
+    files: list[str],
+    kind: str,
+    m: int,
+    min_tokens: int,
+    ends: LineEnds | None = None,
+) -> list[CloneGroup]:
+    """The `kind` ("exact" or "renamed") clone groups of `files`; exact ones with partial lines
+    when `ends` can read them."""
+    exact = kind == "exact"
+    seed = max(2, m - _PARTIAL) if exact and ends is not None else m
+    views = [shapes[p].text_lines() if exact else _code_lines(shapes[p]) for p in files]
+    keys = [view[1] for view in views]
+    texts = _TextKeys(shapes, files)
+    buckets, seeds = _seeding_windows(keys, seed)
+    spans: dict[Span, set[Span]] = {}
+    for found_at in buckets.values():
+        for a, (f, i) in enumerate(found_at):
+            kf = keys[f]
+            for h, j in found_at[a + 1 :]:
+                kh = keys[h]
+                if (
+                    i and j and kf[i - 1] == kh[j - 1] and i - 1 in seeds[f]
+                    and not (f == h and j - 1 <= i)
+                ):  # fmt: skip
+                    continue  # the window a line up seeded this pair already
+                p, q = i, j  # a pair grows both ways: its first lines may be boilerplate
+                while p and q and kf[p - 1] == kh[q - 1]:
+                    p, q = p - 1, q - 1
+                n = seed + i - p
+                while p + n < len(kf) and q + n < len(kh) and kf[p + n] == kh[q + n]:
+                    n += 1
+                if f == h and q < p + n:  # a run that overlaps itself
+                    n = q - p
+                    if n < seed:
+                        continue
+                before = after = 0
+                if not exact:
+                    if texts.of(f, p, n) == texts.of(h, q, n):
+                        continue  # an exact clone: reported as one
+                elif ends is not None:
+                    found = _ends((views[f], p, files[f]), (views[h], q, files[h]), n, m,
+                                  min_tokens, ends)  # fmt: skip
+                    if found is None:
+                        continue
+                    before, after = found
+                one, two = (f, p, n, before, after), (h, q, n, before, after)
+                spans.setdefault(one, {one}).add(two)
+                spans.setdefault(two, {two}).add(one)
+    return _grouped(views, files, kind, spans, m, min_tokens)
+
+
+def _seeding_windows(
+    keys: list[tuple[int, ...]], seed: int
+) -> tuple[dict[tuple[int, ...], list[tuple[int, int]]], list[set[int]]]:
+    """Where each window rare enough to seed a pair is (`(file, line)` by window), and, per
+    file, the lines where such a window starts."""
+    # A window can only repeat when each of its lines does: windows are built (in C, by `zip`)
+    # only over runs of at least `seed` lines whose keys occur more than once in the tree.
+    seen = Counter(key for seq in keys for key in seq)
+    windows: list[list[tuple[int, tuple[int, ...]]]] = []
+    for seq in keys:
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for lo, hi in _runs([seen[key] > 1 for key in seq], seed):
+            part = seq[lo:hi]
+            found += enumerate(zip(*(part[k:] for k in range(seed)), strict=False), lo)
+        windows.append(found)
+    counts = Counter(w for found in windows for _i, w in found)
+    repeated = {w for w, n in counts.items() if 1 < n <= BUCKET_CAP}
+    buckets: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
+    seeds: list[set[int]] = []
+    for f, found in enumerate(windows):
+        starts = set()
+        for i, w in [(i, w) for i, w in found if w in repeated]:
+            buckets[w].append((f, i))
+            starts.add(i)
+        seeds.append(starts)
+    return buckets, seeds
+
+
+def _runs(flags: list[bool], m: int) -> list[tuple[int, int]]:
+    """`(lo, hi)` of every run of at least `m` True flags."""
+    out = []
+    start = -1
+    for i, flag in enumerate([*flags, False]):
+        if flag and start < 0:
+            start = i
+        elif not flag and start >= 0:
+            if i - start >= m:
+                out.append((start, i))
+            start = -1
+    return out
+
+
+def _code_lines(shape: FileShape) -> TextLines:
+    return shape.numbers, shape.renamed, shape.tokens
+
+
+class _TextKeys:
+    """The text keys (docstrings as text) of a run of code lines: what tells an exact pair from a
+    renamed one."""
+
+    def __init__(self, shapes: dict[str, FileShape], files: list[str]) -> None:
+        self.shapes, self.files = shapes, files
+        self.starts: dict[int, list[int]] = {}  # per file, each code line's text line index
+
+    def of(self, f: int, i: int, n: int) -> tuple[int, ...]:
+        shape = self.shapes[self.files[f]]
+        if not shape.text[0]:  # no multi-line string: the text lines are the code lines
+            return shape.exact[i : i + n]
+        starts = self.starts.get(f)
+        if starts is None:
+            numbers = shape.text[0]
+            starts = self.starts[f] = [bisect_left(numbers, k) for k in shape.numbers]
+        last = bisect_right(shape.text[0], shape.numbers[i + n - 1])
+        return shape.text[1][starts[i] : last]
+
+
+def _ends(
+    one: tuple[TextLines, int, str],
+    two: tuple[TextLines, int, str],
+    n: int,
+    m: int,
+    min_tokens: int,
+    ends: LineEnds,
+) -> tuple[int, int] | None:
+    """`(before, after)`: the tokens an exact pair of `n` whole lines takes in from the lines
+    around it to reach both minimums (none when it meets them alone); None when it cannot."""
+    (view_a, i, path_a), (view_b, j, path_b) = one, two
+    tokens = sum(view_a[2][i : i + n])  # the same lines: the same tokens on both sides
+    if tokens >= min_tokens and _span(view_a, i, n, 0, 0) >= m and _span(view_b, j, n, 0, 0) >= m:
+        return 0, 0
+    if not (_reaches(view_a, i, n, tokens, m, min_tokens)
+            and _reaches(view_b, j, n, tokens, m, min_tokens)):  # fmt: skip
+        return None
+    before = after = 0
+    if i and j:
+        a, b = ends(path_a, view_a[0][i - 1])[::-1], ends(path_b, view_b[0][j - 1])[::-1]
+        before = _shared(a, b)
+    if i + n < len(view_a[0]) and j + n < len(view_b[0]):
+        after = _shared(ends(path_a, view_a[0][i + n]), ends(path_b, view_b[0][j + n]))
+    if tokens + before + after < min_tokens:
+        return None
+    if min(_span(view_a, i, n, before, after), _span(view_b, j, n, before, after)) < m:
+        return None
+    return before, after
+
+
+def _span(view: TextLines, i: int, n: int, before: int, after: int) -> int:
+    """Lines from the clone's first line to its last, partial lines included."""
+    numbers = view[0]
+    first = numbers[i - 1] if before else numbers[i]
+    last = numbers[i + n] if after else numbers[i + n - 1]
+    return last - first + 1
+
+
+def _reaches(view: TextLines, i: int, n: int, tokens: int, m: int, min_tokens: int) -> bool:
+    """Whether a run of whole lines, with all of the lines around it, could meet both minimums."""
+    numbers, _keys, counts = view
+    inside = i + n < len(numbers)
+    more = (counts[i - 1] if i else 0) + (counts[i + n] if inside else 0)
+    return tokens + more >= min_tokens and _span(view, i, n, int(i > 0), int(inside)) >= m
+
+
+def _shared(one: list[str], two: list[str]) -> int:
+    """How many leading tokens two lists share."""
+    k = 0
+    for a, b in zip(one, two, strict=False):
+        if a != b:
+            break
+        k += 1
+    return k
+
+
+def _table(keys: tuple[int, ...], place: Span) -> bool:
+    """Whether a renamed run is a table (an import list, a dict literal, a run of registration
+    calls, or two of them): once names and literals are normalised, two lines make up three
+    quarters of it or more. (A run of three-line accessors, two thirds, is not a table.)"""
+    _f, i, n, _b, _a = place
+    return sum(count for _key, count in Counter(keys[i : i + n]).most_common(2)) * 4 >= n * 3
+
+
+def _grouped(
+    views: list[TextLines],
+    files: list[str],
+    kind: str,
+    spans: dict[Span, set[Span]],
+    m: int,
+    min_tokens: int,
+) -> list[CloneGroup]:
+    seen: set[Span] = set()
+    out = []
+    for start in sorted(spans):
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            span = todo.pop()
+            if span not in group:
+                group.add(span)
+                todo.extend(spans[span] - group)
+        seen |= group
+        kept: list[Span] = []
+        for place in sorted(group):
+            f, i = place[0], place[1]
+            if kept and (f, i) < (kept[-1][0], kept[-1][1] + kept[-1][2]):
+                continue  # overlaps the place before it: periodic code, joined through others
+            kept.append(place)
+        if len(kept) < 2 or (kind == "renamed" and _table(views[kept[0][0]][1], kept[0])):
+            continue
+        tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
+        occurrences = []
+        for f, i, n, b, a in kept:
+            numbers = views[f][0]
+            first = numbers[i - 1] if b else numbers[i]
+            last = numbers[i + n] if a else numbers[i + n - 1]
+            occurrences.append(Occurrence(files[f], first, last))
+        lines = [o.end - o.start + 1 for o in occurrences]
+        if tokens >= min_tokens and min(lines) >= m:
+            out.append(CloneGroup(kind, max(lines), tokens, tuple(occurrences)))
+    return out
