@@ -51,7 +51,11 @@ class LineEnds:
                 data = read_source(self.root, path, limit=MAX_BYTES) or b""
                 lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
             text = lines[number - 1] if 0 < number <= len(lines) else ""
-            found = self.tokens[path, number] = line_tokens(self.shapes[path].language, text)
+            shape = self.shapes[path]
+            # a text line that is no code line lies wholly inside a multi-line string
+            lo, hi = shape.span(number, number)
+            prose = bool(shape.text[0]) and lo == hi
+            found = self.tokens[path, number] = line_tokens(shape.language, text, prose=prose)
         return found
 
 

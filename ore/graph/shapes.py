@@ -22,6 +22,7 @@ import textwrap
 import zlib
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
@@ -172,22 +173,27 @@ def lex(language: str, text: str) -> Lines:
     skip = _SKIPS.get(fam)
     if skip is None:
         return (), (), (), ()
-    text = skip.sub(_strip, text)
-    idents = _identifiers(fam)
-    findall, s_sub, n_sub, i_sub = _TOKEN.findall, _STRINGS.sub, _NUMBERS.sub, idents.sub
+    s_sub, n_sub, i_sub = _STRINGS.sub, _NUMBERS.sub, _identifiers(fam).sub
     numbers: list[int] = []
     exact: list[int] = []
     renamed: list[int] = []
     counts: list[int] = []
+    for number, tokens in _token_lines(skip.sub(_strip, text)):
+        key = " ".join(tokens)
+        numbers.append(number)
+        exact.append(line_key(key))
+        renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
+        counts.append(len(tokens))
+    return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
+
+
+def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    """`(line number, tokens)` of every line of (stripped) text that holds a token."""
+    findall = _TOKEN.findall
     for number, line in enumerate(text.split("\n"), 1):
         tokens = findall(line)
         if tokens:
-            key = " ".join(tokens)
-            numbers.append(number)
-            exact.append(line_key(key))
-            renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
-            counts.append(len(tokens))
-    return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
+            yield number, tokens
 
 
 def lex_text(language: str, text: str) -> TextLines:
@@ -196,25 +202,24 @@ def lex_text(language: str, text: str) -> TextLines:
     skip = _SKIPS.get(family(language))
     if skip is None:
         return (), (), ()
-    text = skip.sub(_as_text, text)
-    findall = _TOKEN.findall
     numbers: list[int] = []
     exact: list[int] = []
     counts: list[int] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        tokens = findall(line)
-        if tokens:
-            numbers.append(number)
-            exact.append(line_key(" ".join(tokens)))
-            counts.append(len(tokens))
+    for number, tokens in _token_lines(skip.sub(_as_text, text)):
+        numbers.append(number)
+        exact.append(line_key(" ".join(tokens)))
+        counts.append(len(tokens))
     return tuple(numbers), tuple(exact), tuple(counts)
 
 
-def line_tokens(language: str, line: str) -> list[str]:
+def line_tokens(language: str, line: str, *, prose: bool = False) -> list[str]:
     """The tokens of one line of text lines, lexed alone (what clone detection compares where a
-    clone starts or ends inside a line)."""
+    clone starts or ends inside a line); `prose` for a line inside a multi-line string, lexed as
+    `lex_text` lexes it."""
     skip = _SKIPS.get(family(language))
-    return [] if skip is None else _TOKEN.findall(skip.sub(_drop_comment, line))
+    if skip is None:
+        return []
+    return _TOKEN.findall(_prose(line) if prose else skip.sub(_drop_comment, line))
 
 
 def _drop_comment(match: re.Match[str]) -> str:
@@ -227,9 +232,11 @@ def _as_text(match: re.Match[str]) -> str:
     if match.lastgroup == "c":
         return ""
     token = match.group()
-    if "\n" not in token:
-        return token
-    return _MARK.sub(r" \g<0> ", token.translate(_QUOTES))
+    return token if "\n" not in token else _prose(token)
+
+
+def _prose(text: str) -> str:
+    return _MARK.sub(r" \g<0> ", text.translate(_QUOTES))
 
 
 _MARK = re.compile(r"[^\s\w]")

@@ -201,6 +201,18 @@ def test_an_exact_clone_may_start_and_end_inside_a_line(tmp_path: Path) -> None:
     assert g.duplicates(kinds=["exact"], min_lines=7) == []  # no more than the lines around it
 
 
+def test_a_line_inside_a_docstring_is_lexed_alone_as_its_text_line() -> None:
+    # where a clone starts or ends inside a doctest line, the tokens compared are the ones the
+    # text lines count there: `>>>` is three marks, not an operator
+    from ore.graph.shapes import lex_text, line_tokens
+
+    source = 'def f():\n    """Doc.\n\n    >>> f(a ** 2) == {"k": 1}\n    """\n'
+    numbers, _keys, counts = lex_text("python", source)
+    line = source.split("\n")[3]
+    assert counts[numbers.index(4)] == len(line_tokens("python", line, prose=True))
+    assert line_tokens("python", line)[:2] == [">>>", "f"]  # the same line as code
+
+
 def test_code_with_another_docstring_is_a_renamed_clone(tmp_path: Path) -> None:
     # the same code under other multi-line docstrings: not the same text, still the same code
     one_line = '    """Total the paid orders of one currency."""\n'
