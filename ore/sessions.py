@@ -26,7 +26,7 @@ from typing import Any
 from ._fs import os_error_words
 from .errors import StoreError
 from .store import FileSessionStore, validate_name
-from .types import Message, Session
+from .types import Message, Session, Usage
 
 __all__ = [
     "SessionSummary",
@@ -430,16 +430,20 @@ def when(seconds: float | None) -> str:
 
 
 def overflow_hint(
-    sent: Sequence[Message], history: Sequence[Message], metadata: Mapping[str, Any]
+    sent: Sequence[Message], history: Sequence[Message], usage: Usage | Mapping[str, Any]
 ) -> int | None:
     """When the server read far fewer prompt tokens than were sent, it cut the history to fit
     its context window (Ollama does, silently): how many latest turns would fit. Else None.
 
     "Far fewer" is under one token per 8 characters, when at least 8,192 characters were sent;
     text runs about 4 characters a token, so an answer this says was cut was cut.
+
+    :param usage: the response's `usage` (or the `metadata` it is read from).
     """
-    tokens = metadata.get("prompt_eval_count")
-    if not history or type(tokens) is not int or tokens <= 0:
+    if not isinstance(usage, Usage):
+        usage = Usage.from_metadata(usage)
+    tokens = usage.tokens_in
+    if not history or tokens is None or tokens <= 0:
         return None
     chars = sum(len(m.content) for m in sent)
     if chars < _SMALLEST_WINDOW_CHARS or tokens * 8 >= chars:

@@ -29,6 +29,8 @@ __all__ = [
     "Session",
     "SkillMetadata",
     "ToolResult",
+    "Usage",
+    "count_of",
     "messages_to_dicts",
     "new_id",
     "now",
@@ -106,11 +108,15 @@ def _dict(data: Mapping[str, Any], key: str, what: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _str_tuple(data: Mapping[str, Any], key: str, what: str) -> tuple[str, ...]:
-    value = data.get(key) or []
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise DataError(f"{what} field '{key}' must be a list of strings")
-    return tuple(value)
+def count_of(value: object, scale: int = 1) -> int | None:
+    """A number from untrusted JSON (a server's reply, a stored file) as a whole number, times
+    `scale`; None for anything that is not a finite number (a bool, NaN, infinity, a string)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    scaled = value * scale
+    if isinstance(scaled, float) and not math.isfinite(scaled):
+        return None
+    return round(scaled)
 
 
 # -- contracts -------------------------------------------------------------------------------
@@ -152,13 +158,105 @@ class Message:
         )
 
 
+#: `Usage`'s fields and the `Response.metadata` keys that carry them, in the order the keys are
+#: written. The token counts are written twice, under Ollama's names and under OpenAI's (upstream
+#: ORE 1.3's), so that readers of either find them.
+_USAGE_KEYS = (
+    ("tokens_out", "eval_count"),
+    ("tokens_in", "prompt_eval_count"),
+    ("eval_ns", "eval_duration"),
+    ("prompt_ns", "prompt_eval_duration"),
+    ("total_ns", "total_duration"),
+    ("load_ns", "load_duration"),
+    ("finish_reason", "done_reason"),
+    ("wall_ms", "duration_ms"),
+    ("tokens_in", "prompt_tokens"),
+    ("tokens_out", "completion_tokens"),
+    ("total_tokens", "total_tokens"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What one model call cost, as the server reported it: the typed view of the counts and
+    durations in `Response.metadata`. A field is None when the server did not say.
+
+    :param tokens_in: prompt tokens the server read (Ollama's `prompt_eval_count`, OpenAI's
+        `usage.prompt_tokens`).
+    :param tokens_out: tokens generated (`eval_count`, `usage.completion_tokens`).
+    :param total_tokens: the server's total (`usage.total_tokens`), else in + out.
+    :param total_ns: the server's time for the whole request, in nanoseconds (Ollama's
+        `total_duration`).
+    :param load_ns: time spent loading the model (Ollama's `load_duration`).
+    :param prompt_ns: time reading the prompt (`prompt_eval_duration`, llama-server's
+        `timings.prompt_ms`).
+    :param eval_ns: time generating (`eval_duration`, llama-server's `timings.predicted_ms`).
+    :param wall_ms: the whole call as ORE's clock saw it, in milliseconds (`duration_ms`).
+    :param finish_reason: why the answer ended: "stop", "length" (the token limit), ...
+        (Ollama's `done_reason`, OpenAI's `finish_reason`).
+    """
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    total_tokens: int | None = None
+    total_ns: int | None = None
+    load_ns: int | None = None
+    prompt_ns: int | None = None
+    eval_ns: int | None = None
+    wall_ms: int | None = None
+    finish_reason: str | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        """The call's duration: ORE's own clock (`wall_ms`), else the server's (`total_ns`)."""
+        if self.wall_ms is not None:
+            return self.wall_ms / 1000
+        if self.total_ns is not None:
+            return self.total_ns / 1e9
+        return None
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The metadata keys these fields are written under (those that are set), as `--json`,
+        sessions and artifacts carry them."""
+        out: dict[str, Any] = {}
+        for name, key in _USAGE_KEYS:
+            value = getattr(self, name)
+            if value is not None:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Usage:
+        """Read back from metadata (a backend's, or one stored in an artifact, untrusted): the
+        first of a field's keys that holds a finite number (a string for `finish_reason`) wins;
+        anything else is left unset."""
+        found: dict[str, Any] = {}
+        for name, key in _USAGE_KEYS:
+            if name in found:
+                continue
+            value = metadata.get(key)
+            if name == "finish_reason":
+                value = value if isinstance(value, str) else None
+            else:
+                value = count_of(value)
+            if value is not None:
+                found[name] = value
+        return cls(**found)
+
+
+_NO_USAGE = Usage()
+
+
 @dataclass(frozen=True, slots=True)
 class Response:
     """What a reasoner returns for one call. `metadata` holds backend counts and durations.
 
     Known metadata keys (present when the backend gives them): `eval_count`, `prompt_eval_count`,
     `eval_duration`, `prompt_eval_duration`, `total_duration`, `load_duration` (durations in
-    integer nanoseconds), `done_reason`, `backend`.
+    integer nanoseconds), `done_reason`, `duration_ms`, `prompt_tokens`, `completion_tokens`,
+    `total_tokens`, `backend`. Read the counts and durations through `usage`, their typed view:
+    a response made without one (read from a session or an artifact, which store the metadata
+    only) derives it from `metadata`. It is not part of the JSON form, which `metadata` is.
 
     `thinking` is the model's reasoning, apart from the answer in `content` (a thinking model's
     own field, or an inline `<think>...</think>` block split from the start of the text); it is
@@ -171,11 +269,14 @@ class Response:
     timestamp: float = field(default_factory=now)
     metadata: Mapping[str, Any] = field(default_factory=dict)
     thinking: str = ""
+    usage: Usage = _NO_USAGE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", valid_text(self.content))
         object.__setattr__(self, "model_id", valid_text(self.model_id))
         object.__setattr__(self, "thinking", valid_text(self.thinking))
+        if self.metadata and self.usage == _NO_USAGE:
+            object.__setattr__(self, "usage", Usage.from_metadata(self.metadata))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; `thinking` only when there was some (so a plain answer's keys are

@@ -1,6 +1,7 @@
 """What every backend shares, like httpx's transport base: the `Backend` protocol, the one
-`Reasoner` class that binds a backend to a model, HTTP client options, and the one shape and
-message set in which a server's faults become `ModelError`s.
+`Reasoner` class that binds a backend to a model, the one way a reply becomes a `Response` with
+its `Usage` (`answered`), HTTP client options, and the one shape and message set in which a
+server's faults become `ModelError`s.
 
 A backend module (`ollama`, `openai`) only says how to talk to its kind of server and how to
 classify that client's exceptions; the words a person reads are written here, once.
@@ -15,13 +16,13 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..errors import ModelError, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
-from ..types import Message, Response
+from ..types import Message, Response, Usage
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -30,6 +31,7 @@ __all__ = [
     "BackendReasoner",
     "LimitExceeded",
     "Limits",
+    "answered",
     "broke",
     "closed_without_answer",
     "http_options",
@@ -45,7 +47,6 @@ __all__ = [
     "shorten",
     "timed_out",
     "unreadable",
-    "usage_metadata",
     "without_credentials",
 ]
 
@@ -145,30 +146,25 @@ def import_httpx() -> Any:
     return httpx
 
 
-def usage_metadata(
-    meta: Mapping[str, Any], started: float, *, total_tokens: Any = None
-) -> dict[str, Any]:
-    """`meta` plus upstream ORE 1.3's keys: `duration_ms`, the wall time of the whole call since
-    `started` (a `time.perf_counter()` reading, taken before the request), and the token counts
-    under their OpenAI names: `prompt_tokens` (= `prompt_eval_count`), `completion_tokens`
-    (= `eval_count`) and `total_tokens` (the server's, else their sum)."""
-    out = dict(meta)
-    out["duration_ms"] = round((time.perf_counter() - started) * 1000)
-    prompt, completion = _count(meta.get("prompt_eval_count")), _count(meta.get("eval_count"))
-    if prompt is not None:
-        out["prompt_tokens"] = prompt
-    if completion is not None:
-        out["completion_tokens"] = completion
-    total = _count(total_tokens)
-    if total is None and prompt is not None and completion is not None:
-        total = prompt + completion
-    if total is not None:
-        out["total_tokens"] = total
-    return out
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def answered(
+    backend: str, usage: Usage, started: float, *, content: str, thinking: str, model_id: str
+) -> Response:
+    """The `Response` of one call, whichever backend made it: `usage` as the server reported it,
+    completed with ORE's own measures (`wall_ms`, the wall time of the whole call since `started`,
+    a `time.perf_counter()` reading taken before the request; `total_tokens`, the server's, else
+    in + out), and the metadata written from it under the backend's name."""
+    total = usage.total_tokens
+    if total is None and usage.tokens_in is not None and usage.tokens_out is not None:
+        total = usage.tokens_in + usage.tokens_out
+    wall_ms = round((time.perf_counter() - started) * 1000)
+    usage = replace(usage, wall_ms=wall_ms, total_tokens=total)
+    return Response(
+        content=content,
+        model_id=model_id,
+        metadata={"backend": backend, **usage.to_metadata()},
+        thinking=thinking,
+        usage=usage,
+    )
 
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
-from ..types import Message, Response
+from ..types import Message, Response, Usage, count_of
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
     BackendReasoner,
     Limits,
+    answered,
     broke,
     closed_without_answer,
     http_options,
@@ -36,7 +37,6 @@ from .base import (
     shorten,
     timed_out,
     unreadable,
-    usage_metadata,
     without_credentials,
 )
 from .thinking import Answer
@@ -100,22 +100,18 @@ def _import_ollama() -> Any:
     return ollama
 
 
-def _metadata(part: Any) -> dict[str, Any]:
-    keys = (
-        "eval_count",
-        "prompt_eval_count",
-        "eval_duration",
-        "prompt_eval_duration",
-        "total_duration",
-        "load_duration",
-        "done_reason",
+def _usage(part: Any) -> Usage:
+    """The counts and durations of the reply's last part (nanoseconds, as Ollama counts)."""
+    reason = getattr(part, "done_reason", None)
+    return Usage(
+        tokens_in=count_of(getattr(part, "prompt_eval_count", None)),
+        tokens_out=count_of(getattr(part, "eval_count", None)),
+        total_ns=count_of(getattr(part, "total_duration", None)),
+        load_ns=count_of(getattr(part, "load_duration", None)),
+        prompt_ns=count_of(getattr(part, "prompt_eval_duration", None)),
+        eval_ns=count_of(getattr(part, "eval_duration", None)),
+        finish_reason=reason if isinstance(reason, str) else None,
     )
-    meta: dict[str, Any] = {"backend": "ollama"}
-    for key in keys:
-        value = getattr(part, key, None)
-        if value is not None:
-            meta[key] = value
-    return meta
 
 
 class OllamaBackend:
@@ -193,11 +189,13 @@ class OllamaBackend:
         answer.reasoning(getattr(reply.message, "thinking", None) or "")
         answer.text(reply.message.content or "")
         content, thinking = answer.finish()
-        return Response(
+        return answered(
+            self.name,
+            _usage(reply),
+            started,
             content=content,
-            model_id=reply.model or model_id,
-            metadata=usage_metadata(_metadata(reply), started),
             thinking=thinking,
+            model_id=reply.model or model_id,
         )
 
     def stream(
@@ -224,11 +222,13 @@ class OllamaBackend:
         if last is None:
             raise closed_without_answer(f"Ollama at {self.address}", "allow more with -o num_ctx=N")
         content, thinking = answer.finish()
-        return Response(
+        return answered(
+            self.name,
+            _usage(last),
+            started,
             content=content,
-            model_id=last.model or model_id,
-            metadata=usage_metadata(_metadata(last), started),
             thinking=thinking,
+            model_id=last.model or model_id,
         )
 
     def _iterate(self, parts: Iterator[Any], model_id: str, options: TurnOptions) -> Iterator[Any]:

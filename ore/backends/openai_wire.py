@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..turn_types import TurnOptions
-from ..types import Message, Response
-from .base import usage_metadata
+from ..types import Message, Response, Usage, count_of
+from .base import answered
 
 if TYPE_CHECKING:
     import httpx
@@ -35,16 +34,6 @@ __all__ = [
     "request_body",
     "sse_data",
 ]
-
-#: Ollama's metadata key -> (where the OpenAI reply has it, its name there, factor). Durations
-#: come only from llama-server's `timings` (milliseconds; Ollama counts nanoseconds).
-_METADATA = {
-    "prompt_eval_count": ("usage", "prompt_tokens", 1),
-    "eval_count": ("usage", "completion_tokens", 1),
-    "prompt_eval_duration": ("timings", "prompt_ms", 1_000_000),
-    "eval_duration": ("timings", "predicted_ms", 1_000_000),
-}
-
 
 #: Model options by Ollama's name -> the OpenAI field. The standard fields, and `top_k`, `min_p`
 #: and `repeat_penalty`, which llama.cpp's server, vLLM and LM Studio read as extensions.
@@ -181,19 +170,26 @@ class Reply:
         if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
             self.finish_reason = choice["finish_reason"]
 
+    def counts(self) -> Usage:
+        """The reply's `usage` and finish reason; durations come only from llama-server's
+        `timings` (milliseconds, made nanoseconds as Ollama counts them)."""
+        return Usage(
+            tokens_in=count_of(self.usage.get("prompt_tokens")),
+            tokens_out=count_of(self.usage.get("completion_tokens")),
+            total_tokens=count_of(self.usage.get("total_tokens")),
+            prompt_ns=count_of(self.timings.get("prompt_ms"), 1_000_000),
+            eval_ns=count_of(self.timings.get("predicted_ms"), 1_000_000),
+            finish_reason=self.finish_reason,
+        )
+
     def response(self, content: str, thinking: str, model_id: str) -> Response:
-        meta: dict[str, Any] = {"backend": self.backend}
-        for ours, (source, theirs, scale) in _METADATA.items():
-            value = getattr(self, source).get(theirs)
-            finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
-            if finite and not isinstance(value, bool):
-                meta[ours] = round(value * scale)
-        if self.finish_reason:
-            meta["done_reason"] = self.finish_reason
-        total = self.usage.get("total_tokens")
-        meta = usage_metadata(meta, self.started, total_tokens=total)
-        return Response(
-            content=content, model_id=self.model or model_id, metadata=meta, thinking=thinking
+        return answered(
+            self.backend,
+            self.counts(),
+            self.started,
+            content=content,
+            thinking=thinking,
+            model_id=self.model or model_id,
         )
 
 
