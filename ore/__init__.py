@@ -1,50 +1,84 @@
 """ORE, the Orchestrated Reasoning Engine: input -> one reasoner call -> output.
 
-Public names are imported lazily (PEP 562), so `import ore` stays cheap for commands that call
-no model: `ore --help` must not pay for `ollama`, `networkx` or `jsonschema`.
+Public names are imported lazily (PEP 562, through `ore._lazy`), so `import ore` stays cheap for
+commands that call no model: `ore --help` must not pay for `ollama`, `networkx` or `jsonschema`.
+Type checkers see every name's real type through the imports under `TYPE_CHECKING`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-__version__ = "0.11.0"
+from ._lazy import exports
+from ._version import __version__
 
-_EXPORTS: dict[str, str] = {
-    "ActiveSkill": "ore.types",
-    "Message": "ore.types",
-    "Response": "ore.types",
-    "RoutingDecision": "ore.turn_types",
-    "RoutingTarget": "ore.turn_types",
-    "Session": "ore.types",
-    "SkillMetadata": "ore.types",
-    "ToolResult": "ore.types",
-    "Turn": "ore.core",
-    "build_messages": "ore.core",
-    "execute": "ore.core",
-    "OreError": "ore.errors",
-    "Reasoner": "ore.turn_types",
-    "Backend": "ore.backends",
-    "OllamaBackend": "ore.backends",
-    "OpenAIBackend": "ore.backends",
-    "FileSessionStore": "ore.store",
-    "ExecutionArtifact": "ore.artifacts",
-    "read_artifact": "ore.artifacts",
-    "build_artifact": "ore.artifacts",
-}
+if TYPE_CHECKING:
+    from .artifacts import ExecutionArtifact, build_artifact, read_artifact
+    from .backends import Backend, OllamaBackend, OpenAIBackend
+    from .core import Turn, build_messages, execute
+    from .errors import OreError
+    from .store import FileSessionStore
+    from .turn_types import Reasoner, RoutingDecision, RoutingTarget
+    from .types import (
+        ActiveSkill,
+        Message,
+        Response,
+        Session,
+        SkillMetadata,
+        ToolResult,
+        Usage,
+    )
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "ActiveSkill",
+    "Backend",
+    "ExecutionArtifact",
+    "FileSessionStore",
+    "Message",
+    "OllamaBackend",
+    "OpenAIBackend",
+    "OreError",
+    "Reasoner",
+    "Response",
+    "RoutingDecision",
+    "RoutingTarget",
+    "Session",
+    "SkillMetadata",
+    "ToolResult",
+    "Turn",
+    "Usage",
+    "__version__",
+    "build_artifact",
+    "build_messages",
+    "execute",
+    "read_artifact",
+]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ore' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all __getattr__
+    __getattr__, __dir__ = exports(
+        __name__,
+        {
+            "ActiveSkill": ".types",
+            "Message": ".types",
+            "Response": ".types",
+            "Session": ".types",
+            "SkillMetadata": ".types",
+            "ToolResult": ".types",
+            "Usage": ".types",
+            "Reasoner": ".turn_types",
+            "RoutingDecision": ".turn_types",
+            "RoutingTarget": ".turn_types",
+            "Turn": ".core",
+            "build_messages": ".core",
+            "execute": ".core",
+            "OreError": ".errors",
+            "Backend": ".backends",
+            "OllamaBackend": ".backends",
+            "OpenAIBackend": ".backends",
+            "FileSessionStore": ".store",
+            "ExecutionArtifact": ".artifacts",
+            "build_artifact": ".artifacts",
+            "read_artifact": ".artifacts",
+            "__version__": "._version",  # imported above; listed so that dir(ore) names it
+        },
+    )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from .._version import __version__
 from ..errors import ArtifactError, DataError
 from ..turn_types import RoutingDecision
 from ..types import Message, Response, now
@@ -266,8 +267,6 @@ def build_artifact(
     :param relation: "replay" or "chain"; default "chain" with a parent, else "root".
     :param continuation: declared by the caller; the content is never inspected for it.
     """
-    from .. import __version__
-
     if relation is None:
         relation = "chain" if parent is not None else "root"
     return ExecutionArtifact(

@@ -1,14 +1,16 @@
 """Model servers, modelled on httpx's transports: a base (`base`), one module per kind of server
 (`ollama`, `openai`), and the one place that picks the backend and the model (`select`).
 
-Names are imported on first use (PEP 562), so `--dry-run`, which only asks `select` which model
-was named, pays for no backend module; each backend imports its HTTP client only when built.
+Names are imported on first use (PEP 562, through `ore._lazy`), so `--dry-run`, which only asks
+`select` which model was named, pays for no backend module; each backend imports its HTTP client
+only when built. Type checkers see the real types through the imports under `TYPE_CHECKING`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 if TYPE_CHECKING:
     from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
@@ -23,24 +25,6 @@ if TYPE_CHECKING:
         model_for,
         requested_model,
     )
-
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_LIMITS": "base",
-    "DEFAULT_TIMEOUT": "base",
-    "Backend": "base",
-    "BackendReasoner": "base",
-    "Limits": "base",
-    "OllamaBackend": "ollama",
-    "ollama_address": "ollama",
-    "OpenAIBackend": "openai",
-    "backend_name": "select",
-    "backend_refusal": "select",
-    "choose_backend": "select",
-    "choose_model": "select",
-    "default_model": "select",
-    "model_for": "select",
-    "requested_model": "select",
-}
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -60,15 +44,24 @@ __all__ = [
     "requested_model",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ore.backends' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all __getattr__
+    __getattr__, __dir__ = exports(
+        __name__,
+        {
+            "DEFAULT_LIMITS": ".base",
+            "DEFAULT_TIMEOUT": ".base",
+            "Backend": ".base",
+            "BackendReasoner": ".base",
+            "Limits": ".base",
+            "OllamaBackend": ".ollama",
+            "ollama_address": ".ollama",
+            "OpenAIBackend": ".openai",
+            "backend_name": ".select",
+            "backend_refusal": ".select",
+            "choose_backend": ".select",
+            "choose_model": ".select",
+            "default_model": ".select",
+            "model_for": ".select",
+            "requested_model": ".select",
+        },
+    )

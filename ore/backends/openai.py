@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from ..types import Message, Response
