@@ -120,9 +120,10 @@ def _json(text: str, what: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        why = f"{exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(
-            exc, json.JSONDecodeError
-        ) else "it cannot be read"  # fmt: skip
+        if isinstance(exc, json.JSONDecodeError):
+            why = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        else:
+            why = "it cannot be read"
         raise OptionError(f"{what} is not valid JSON: {why}") from None
     if not isinstance(data, dict):
         raise OptionError(f"{what} must be a JSON object (a JSON Schema)")

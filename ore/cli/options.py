@@ -316,10 +316,12 @@ def _typed(key: str, raw: str) -> int | float:
     if isinstance(number, float) and not math.isfinite(number):
         raise OptionError(f"-o {key}={_shown(raw)[1:-1]}: {key} must be {what}")
     if (low is not None and number < low) or (high is not None and number > high):
-        span = (
-            f"between {low:g} and {high:g}" if low is not None and high is not None
-            else f"at least {low:g}" if low is not None else f"at most {high:g}"
-        )  # fmt: skip
+        if low is not None and high is not None:
+            span = f"between {low:g} and {high:g}"
+        elif low is not None:
+            span = f"at least {low:g}"
+        else:
+            span = f"at most {high:g}"
         raise OptionError(f"-o {key}={raw.strip()}: {key} must be {what} {span}")
     if key == "num_predict" and number == 0:
         raise OptionError(
