@@ -1,10 +1,16 @@
-"""The one face of ORE: the `ore` command and everything a person sees.
+"""The one face of ORE: the `ore` command and everything a person sees. It runs turns only
+through `ore.turn` (an import contract keeps it so) and decides how they are shown.
 
-`command` (the click command and `main`), `options` (flags, their conflicts and parsing),
-`console` (stdout, stderr, colour, the one `reported()`), `turns` (single, REPL, artifact
-modes), `context` (tools, grants, skills and routing from flags), `listings`, `repl`, `slash`
-(the REPL's commands), `render` (Markdown at a terminal), and the `graph`, `session` and
-`schema` subcommands. Libraries below never import this package.
+- `command`: the click command and `main`; `options`: every flag, their conflicts and parsing.
+- `request`: flags into the parts of a `TurnRequest`; `controls`: the turn controls from flags
+  and a replayed artifact; `stdin`: the one rule for when a turn reads stdin.
+- `turns`: the single turn and the artifact replay or chain; `conversation`: the REPL mode;
+  `repl`: reading its lines; `slash`: its slash commands.
+- `present`: how a turn's answer and reasoning reach the person; `render`: Markdown at a
+  terminal (the only importer of `rich`); `console`: stdout and stderr, colour, the one writer
+  of stdout and the one `reported()`.
+- `listings`: `--list-sessions|tools|skills|models`; subcommands `graph` (with `graph_common`
+  and `graph_judgment`), `session`, `schema` and `skill`.
 """
 
 from __future__ import annotations

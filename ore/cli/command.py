@@ -15,15 +15,14 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from .._fs import os_error_words
+from .._version import __version__
 from .console import (
-    EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     OutputLost,
     is_terminal,
+    lost_exit,
+    output_lost,
     reported,
-    silence_stdout,
 )
 from .options import Options, check_conflicts, optional_values
 
@@ -223,10 +222,9 @@ def cli(**kwargs: Any) -> None:
     check_conflicts(o)
     with reported():
         if o.continue_session:
-            from ..sessions import latest
-            from ..store import default_store
+            from ..turn import latest_session
 
-            o = o._replace(resume_session=latest(default_store()))
+            o = o._replace(resume_session=latest_session())
         if o.list_sessions:
             from .listings import list_sessions
 
@@ -248,7 +246,7 @@ def cli(**kwargs: Any) -> None:
 
             show_schema(o)
         elif o.repl:
-            from .turns import repl
+            from .conversation import repl
 
             code = repl(o)
             if code:
@@ -278,11 +276,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("\n")
         code = EXIT_INTERRUPTED
     except OutputLost as exc:
-        code = _lost(exc)
+        code = lost_exit(exc)
     except OSError as exc:
         if sys.stdout is None or not _stdout_failed(exc):
             raise
-        code = _lost(OutputLost(f"cannot write to stdout: {os_error_words(exc).lower()}"))
+        code = lost_exit(output_lost(exc))
     sys.exit(_flushed(code))
 
 
@@ -317,23 +315,14 @@ def _stdout_failed(exc: OSError) -> bool:
     return exc.errno in _OUTPUT_ERRNOS
 
 
-def _lost(exc: OutputLost) -> int:
-    silence_stdout()
-    if exc.quiet:
-        return EXIT_BROKEN_PIPE
-    sys.stderr.write(f"Error: {exc.message}\n")
-    return exc.exit_code
-
-
 def _flushed(code: int) -> int:
-    """Flush stdout before exiting, so its failure is reported instead of ignored."""
+    """Flush stdout before exiting, so its failure is reported instead of ignored (after an
+    error, that error's code stands)."""
     if sys.stdout is None:
         return code
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
-        return _lost(OutputLost("", quiet=True)) if code == 0 else code
     except (OSError, ValueError) as exc:
-        lost = _lost(OutputLost(f"cannot write to stdout: {os_error_words(exc).lower()}"))
+        lost = lost_exit(output_lost(exc))
         return lost if code == 0 else code
     return code

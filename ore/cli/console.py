@@ -7,9 +7,11 @@ Text from untrusted sources (server messages, skill descriptions, file names, mo
 its control characters made visible before it reaches a terminal; the answer itself is written
 byte-exact, since it is what the user asked for.
 
-Writing to stdout can fail (a closed stdout, a full disk, a reader that went away): `out` turns
-that into `OutputLost`, and `reported()` into the shell's convention: a broken pipe is quiet and
-exits 141 (128 + SIGPIPE), anything else is one line and exit 1. Never 0 when output was lost.
+Writing to stdout can fail (a closed stdout, a full disk, a reader that went away). One path
+handles it for every mode, listing and subcommand: `out` is the only writer of stdout,
+`output_lost` the only translation of a failed write into `OutputLost`, and `lost_exit` the
+only way out: a broken pipe is quiet and exits 141 (128 + SIGPIPE), anything else is one line
+and exit 1. Never 0 when output was lost.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "OutputLost",
     "is_terminal",
+    "lost_exit",
     "note",
     "out",
+    "output_lost",
     "print_json",
     "reasoning",
     "report",
@@ -118,10 +122,25 @@ def out(text: str, *, nl: bool = True) -> None:
     try:
         stream.write(text + "\n" if nl else text)
         stream.flush()
-    except BrokenPipeError:
-        raise OutputLost("stdout was closed by its reader", quiet=True) from None
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
-        raise OutputLost(f"cannot write to stdout: {_fs.os_error_words(exc).lower()}") from None
+        raise output_lost(exc) from None
+
+
+def output_lost(exc: BaseException) -> OutputLost:
+    """What a failed write to stdout means: quiet for a reader that went away, else one line."""
+    if isinstance(exc, BrokenPipeError):
+        return OutputLost("stdout was closed by its reader", quiet=True)
+    return OutputLost(f"cannot write to stdout: {_fs.os_error_words(exc).lower()}")
+
+
+def lost_exit(exc: OutputLost) -> int:
+    """Leave after lost output: stdout pointed at /dev/null (the interpreter's last flush cannot
+    fail again), the error line unless quiet, and the exit code."""
+    silence_stdout()
+    if exc.quiet:
+        return EXIT_BROKEN_PIPE
+    report(exc)
+    return exc.exit_code
 
 
 def print_json(data: Any) -> None:
@@ -143,11 +162,7 @@ def reported() -> Iterator[None]:
     try:
         yield
     except OutputLost as exc:
-        silence_stdout()
-        if not exc.quiet:
-            report(exc)
-        code = EXIT_BROKEN_PIPE if exc.quiet else exc.exit_code
-        raise click.exceptions.Exit(code) from exc
+        raise click.exceptions.Exit(lost_exit(exc)) from exc
     except OreError as exc:
         report(exc)
         raise click.exceptions.Exit(exc.exit_code) from exc

@@ -22,10 +22,10 @@ import click
 from ..errors import OreError
 
 if TYPE_CHECKING:
-    from ..store import FileSessionStore
+    from ..turn import Conversation
     from ..types import Session
 
-__all__ = ["HELP", "Conversation", "run_command"]
+__all__ = ["HELP", "Chat", "run_command"]
 
 HELP = """\
 /help            these commands
@@ -41,114 +41,114 @@ next one, or put a prompt of many lines between two lines of \"\"\"."""
 
 
 @dataclass(slots=True)
-class Conversation:
-    """What the next REPL turn carries. Slash commands change it; each turn extends `session`.
+class Chat:
+    """What the next REPL turn carries. Slash commands change it; each turn extends the
+    conversation.
 
-    :param session: the conversation so far; None for `-i`, where every turn is stateless.
-    :param name: the saved session each turn is appended to, if any.
-    :param history: send only the last N turns (`--history N`); None sends them all.
+    :param conversation: the conversation so far, and the saved session it goes to (if any);
+        None for `-i`, where every turn is stateless.
     :param model_chosen: the model was set by /model (a missing one then ends no REPL).
     """
 
     model: str
     system: str | None
-    session: Session | None
-    name: str | None = None
-    history: int | None = None
+    conversation: Conversation | None = None
     model_chosen: bool = False
+
+    @property
+    def name(self) -> str | None:
+        return self.conversation.name if self.conversation is not None else None
 
 
 def _say(text: str) -> None:
     click.echo(text, err=True)
 
 
-def _conversation(conv: Conversation, command: str) -> Session:
-    if conv.session is None:
+def _session(chat: Chat, command: str) -> Conversation:
+    if chat.conversation is None:
         raise OreError(f"{command} needs a conversation, and -i keeps none: use -c")
-    return conv.session
+    return chat.conversation
 
 
 def _new_name(arg: str, command: str) -> str:
-    from ..store import validate_name
+    from ..turn import valid_name
 
     if not arg or len(arg.split()) != 1:
         raise OreError(f"{command} needs one session NAME, e.g. {command} work")
-    return validate_name(arg)
+    return valid_name(arg)
 
 
-def _help(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _help(chat: Chat, arg: str) -> None:
     _say(HELP)
 
 
-def _model(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _model(chat: Chat, arg: str) -> None:
     if not arg:
-        _say(f"model: {conv.model}")
+        _say(f"model: {chat.model}")
         return
-    conv.model, conv.model_chosen = arg, True
+    chat.model, chat.model_chosen = arg, True
     _say(f"the next turns use model {arg}")
 
 
-def _system(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _system(chat: Chat, arg: str) -> None:
     if not arg:
-        _say(f"system prompt: {conv.system}" if conv.system else "no system prompt")
+        _say(f"system prompt: {chat.system}" if chat.system else "no system prompt")
         return
-    conv.system = arg
+    chat.system = arg
     _say("the next turns use this system prompt")
 
 
-def _save(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
-    session = _conversation(conv, "/save")
+def _save(chat: Chat, arg: str) -> None:
+    from ..turn import save_conversation
+
+    current = _session(chat, "/save")
     name = _new_name(arg, "/save")
-    if conv.name is not None:
+    if current.name is not None:
         raise OreError(
-            f"this conversation is already saved as '{conv.name}'; /fork {name} goes on in a copy"
+            f"this conversation is already saved as '{current.name}'; /fork {name} goes on in a "
+            "copy"
         )
-    _created(store(), name, session, conv)
-    conv.name = name
+    chat.conversation = save_conversation(
+        name, current.session, chat.model, history=current.history
+    )
     _say(f"saved as '{name}'; the next turns are saved there too")
 
 
-def _fork(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _fork(chat: Chat, arg: str) -> None:
+    from ..turn import save_conversation
     from ..types import Session
 
-    session = _conversation(conv, "/fork")
+    current = _session(chat, "/fork")
     name = _new_name(arg, "/fork")
-    was = conv.name
-    conv.session = _created(store(), name, Session(messages=session.messages), conv)
-    conv.name = name
-    kept = f"; '{was}' keeps what it had" if was else ""
+    copy = Session(messages=current.session.messages)
+    chat.conversation = save_conversation(name, copy, chat.model, history=current.history)
+    kept = f"; '{current.name}' keeps what it had" if current.name else ""
     _say(f"forked to '{name}'; the next turns are saved there{kept}")
 
 
-def _created(store: FileSessionStore, name: str, session: Session, conv: Conversation) -> Session:
-    from ..sessions import record_model
-
-    created = store.create(name, session)
-    record_model(store, name, conv.model)
-    return created
-
-
-def _history(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _history(chat: Chat, arg: str) -> None:
     from ..sessions import to_markdown
 
-    session = _conversation(conv, "/history")
+    session: Session = _session(chat, "/history").session
     if not session.messages:
         _say("no turns yet")
         return
-    title = f"Session {conv.name}" if conv.name else "This conversation"
+    title = f"Session {chat.name}" if chat.name else "This conversation"
     _say(to_markdown(title, session.messages).rstrip("\n"))
 
 
-def _clear(conv: Conversation, arg: str, store: Callable[[], FileSessionStore]) -> None:
+def _clear(chat: Chat, arg: str) -> None:
+    from ..turn import Conversation
     from ..types import Session
 
-    _conversation(conv, "/clear")
-    was, conv.session, conv.name = conv.name, Session(), None
+    current = _session(chat, "/clear")
+    chat.conversation = Conversation(Session(), history=current.history)
+    was = current.name
     kept = f"; '{was}' keeps its turns, and /save NAME saves this one" if was else ""
     _say(f"the conversation is empty{kept}")
 
 
-_COMMANDS: dict[str, Callable[[Conversation, str, Callable[[], FileSessionStore]], None]] = {
+_COMMANDS: dict[str, Callable[[Chat, str], None]] = {
     "/help": _help,
     "/model": _model,
     "/system": _system,
@@ -159,8 +159,8 @@ _COMMANDS: dict[str, Callable[[Conversation, str, Callable[[], FileSessionStore]
 }
 
 
-def run_command(line: str, conv: Conversation, store: Callable[[], FileSessionStore]) -> None:
-    """Run the slash command `line` against `conv`. An unknown one is one line and nothing else.
+def run_command(line: str, chat: Chat) -> None:
+    """Run the slash command `line` against `chat`. An unknown one is one line and nothing else.
 
     :raises OreError: when a command cannot do what it was asked (the REPL reports it).
     """
@@ -169,4 +169,4 @@ def run_command(line: str, conv: Conversation, store: Callable[[], FileSessionSt
     if handler is None:
         _say(f"unknown command {command}: /help lists them (start a line with // to send a /)")
         return
-    handler(conv, arg.strip(), store)
+    handler(chat, arg.strip())

@@ -344,7 +344,8 @@ def test_the_key_never_reaches_an_artifact_and_a_replay_works(server, env, tmp_p
 def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
     from ore.artifacts import BackendInfo
     from ore.cli.options import Options
-    from ore.cli.turns import backend_for
+    from ore.cli.request import server_of
+    from ore.turn import connect
 
     for name in ("ORE_BASE_URL", "OPENAI_BASE_URL", "ORE_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST"):
         monkeypatch.delenv(name, raising=False)
@@ -352,7 +353,7 @@ def _hook(monkeypatch, env: dict[str, str], recorded=None, **flags):
         monkeypatch.setenv(name, value)
     o = Options(**dict.fromkeys(Options._fields))._replace(**flags)
     info = BackendInfo(*recorded) if recorded else None
-    backend = backend_for(o, (info.name, info.base_url) if info else None)
+    backend = connect(server_of(o, (info.name, info.base_url) if info else None))
     if hasattr(backend, "close"):
         backend.close()
     return backend

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from ore.backends.thinking import Answer
 from ore.cli.controls import compile_fields
 from ore.cli.options import optional_values, parse_keep_alive, parse_model_options
-from ore.cli.present import extract_block, truncation, usage_line
+from ore.cli.present import usage_line
 from ore.core import Turn
 from ore.errors import OptionError
+from ore.turn import extract_block, truncation
 from ore.turn_types import TurnOptions
 from ore.types import Message, Response
 

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from test_graph_duplicates import EXACT, ORIGINAL, RENAMED, STRUCTURAL, UNRELATED
 from test_graph_judgment import BAD, GOOD, HOUSE
 
-from ore.cli.context import ContextPlan, gather
 from ore.errors import GraphError, ToolError
+from ore.graph.judgment.snippets import added_code, one_snippet, pieces
 from ore.graph.ops import MAX_CHARS, OPS, SNIPPET_ARG, TOOL_MAX_TOKENS, run_query
-from ore.graph.snippets import added_code, one_snippet, pieces
 from ore.router import route, targets_from
 from ore.skills import discover_skills
 from ore.tools import TOOL_REGISTRY
 from ore.tools.gate import run_gated
+from ore.turn import ContextPlan, gather
 
 CODEBASE = TOOL_REGISTRY["codebase"]
 READ = frozenset({"filesystem-read"})
@@ -37,12 +37,16 @@ def tree(base: Path, name: str, files: dict[str, str]) -> Path:
 
 @pytest.fixture
 def clones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tree(tmp_path, "proj", {
-        "shop/orders.py": "import json\n\n\n" + ORIGINAL,
-        "shop/report.py": "X = 1\n\n" + EXACT + "\n\n" + UNRELATED,
-        "billing/invoices.py": RENAMED,
-        "stock/levels.py": STRUCTURAL,
-    })  # fmt: skip
+    root = tree(
+        tmp_path,
+        "proj",
+        {
+            "shop/orders.py": "import json\n\n\n" + ORIGINAL,
+            "shop/report.py": "X = 1\n\n" + EXACT + "\n\n" + UNRELATED,
+            "billing/invoices.py": RENAMED,
+            "stock/levels.py": STRUCTURAL,
+        },
+    )
     monkeypatch.chdir(root)
     return root
 
@@ -64,8 +68,11 @@ def output(args: dict[str, str]) -> str:
 def test_every_judgment_op_is_in_the_one_table() -> None:
     assert set(JUDGMENT_OPS) <= set(OPS)
     assert {op for op, spec in OPS.items() if SNIPPET_ARG in spec.args} == {
-        "duplicates", "similar", "consistent", "place",
-    }  # fmt: skip
+        "duplicates",
+        "similar",
+        "consistent",
+        "place",
+    }
 
 
 def test_duplicates_op_groups_clones_and_matches_a_snippet(clones: Path) -> None:

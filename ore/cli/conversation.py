@@ -1,0 +1,87 @@
+"""The REPL mode (-i, -c, or a session flag without a prompt): turns read from the terminal or
+a pipe, each one `ore.turn.run_turn` call. Slash commands (`ore.cli.slash`) change what the
+next turn carries; none calls a model. Reading lines is `ore.cli.repl`'s.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from .._version import __version__
+from ..errors import ModelNotFound, OreError
+from .console import is_terminal, note, report
+from .options import Options
+from .request import context_of, controls_of, server_of, system_of
+
+__all__ = ["repl"]
+
+
+def repl(o: Options) -> int:
+    """Run the REPL until its input ends or /exit; the exit code of the turn that ended it."""
+    from ..paths import ore_home
+    from ..turn import Conversation, TurnRequest, choose_model, close, connect, open_conversation
+    from ..types import Session
+    from .repl import read_lines, run_repl
+    from .slash import Chat, run_command
+    from .turns import run_and_show
+
+    plan = context_of(o)
+    server = server_of(o)
+    controls = controls_of(o, server)  # the same for every turn
+    backend = connect(server)
+    conversation: Conversation | None = None
+    if o.session_name is not None:
+        conversation = open_conversation(
+            resume=o.resume_session, save=o.save_session, history=o.history
+        )
+    elif not o.interactive:
+        conversation = Conversation(Session(), history=o.history)
+    chat = Chat(model=choose_model(o.model, backend), system=system_of(o.system))
+    chat.conversation = conversation
+
+    def turn(line: str) -> None:
+        request = TurnRequest.of(
+            line,
+            model=chat.model,
+            system=chat.system,
+            controls=controls,
+            context=plan,
+            conversation=chat.conversation,
+        )
+        try:
+            result = run_and_show(o, request, controls, backend)
+        except ModelNotFound as exc:
+            if chat.model_chosen:  # a /model typo need not end the REPL
+                raise OreError(f"{exc.message}; or /model NAME") from None
+            raise
+        if result.conversation is not None:
+            chat.conversation = result.conversation
+
+    interactive_terminal = is_terminal(sys.stdin)
+    if interactive_terminal:
+        mode = "interactive (each turn stateless)" if o.interactive else "conversational"
+        name = conversation.name if conversation is not None else None
+        where = f", session '{name}'" if name else ""
+        note(
+            f"ORE {__version__} {mode}, model {chat.model}{where}. "
+            "/help for commands, /exit or Ctrl-D to leave."
+        )
+    lines = read_lines("> ", history=ore_home() / "history")
+    if o.prompt:
+        lines = _prepend(o.prompt, lines)
+    try:
+        return run_repl(
+            lines,
+            turn,
+            report=report,
+            keep_going=interactive_terminal,
+            command=lambda line: run_command(line, chat),
+        )
+    finally:
+        close(backend)
+
+
+def _prepend(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest

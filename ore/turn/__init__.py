@@ -1,0 +1,73 @@
+"""One ORE turn as a library call.
+
+    from ore.turn import TurnRequest, run_turn
+
+    result = run_turn(TurnRequest.of("Explain a unix pipe in one sentence", model="llama3.2"))
+    print(result.content)
+
+`run_turn` is what every mode of the `ore` command runs (a single turn, an artifact's replay
+or chain, each REPL turn): it gathers the turn's context (routing, skills, the gated tool),
+chooses the server and the model, makes the core's one reasoner call (`ore.core.execute`),
+checks the answer, appends it to the saved session and writes the artifact. It prints nothing;
+the caller shows the result. See docs/library.md.
+
+- `request`: the contracts (`TurnRequest`, `TurnResult`, `Server`, `Conversation`).
+- `context`: the checked plan of tool, grants, skill and routing, and each turn's gathering.
+- `answer`: what an answer says about itself (empty, cut, schema, code blocks); pure.
+- `saving`: the conversation a turn continues, and the one place a turn is appended to it.
+- `run`: the turn itself, its preview (`--dry-run`) and the server it talks to.
+"""
+
+from __future__ import annotations
+
+from .answer import extract_block, structured, truncation
+from .context import ContextPlan, gather, plan_context
+from .request import Conversation, Server, TurnRequest, TurnResult, persona
+from .run import (
+    available_models,
+    backend_kind,
+    choose_model,
+    close,
+    connect,
+    preview,
+    recorded_controls,
+    refusal,
+    replay_request,
+    run_turn,
+)
+from .saving import (
+    append_turn,
+    latest_session,
+    open_conversation,
+    save_conversation,
+    valid_name,
+)
+
+__all__ = [
+    "ContextPlan",
+    "Conversation",
+    "Server",
+    "TurnRequest",
+    "TurnResult",
+    "append_turn",
+    "available_models",
+    "backend_kind",
+    "choose_model",
+    "close",
+    "connect",
+    "extract_block",
+    "gather",
+    "latest_session",
+    "open_conversation",
+    "persona",
+    "plan_context",
+    "preview",
+    "recorded_controls",
+    "refusal",
+    "replay_request",
+    "run_turn",
+    "save_conversation",
+    "structured",
+    "truncation",
+    "valid_name",
+]

@@ -1,0 +1,152 @@
+"""What an answer says about itself, read without printing anything: empty, cut at the token
+limit, a prompt evidently cut to fit the context window, a `--schema` answer that is or is not
+the JSON asked for, a fenced code block to extract. Pure functions of the turn; the turn runner
+(`ore.turn.run`) raises or records what they find, and the CLI shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import OreError
+
+if TYPE_CHECKING:
+    from ..core import Turn
+    from ..types import Message
+
+__all__ = ["answer_warnings", "extract_block", "structured", "truncation"]
+
+_LENGTH_HINT = "allow more with -o num_predict=N"
+#: A prompt is "evidently cut" when the server read fewer than one token per this many
+#: characters sent (tokenizers average 3 to 5 characters a token) ...
+_CHARS_PER_TOKEN = 12
+#: ... and read at least this many tokens (half of `-o num_ctx`, when given): a cut fills the
+#: window, while a prompt the server had cached reads few.
+_FLOOR = 1024
+
+
+def answer_warnings(turn: Turn, history: Sequence[Message] = ()) -> tuple[str, ...]:
+    """The warnings an answer deserves: cut off at the token limit (`done_reason` "length",
+    which both backends report), or a prompt evidently cut (naming `--history N` when a
+    session's history is what no longer fits).
+
+    :raises OreError: for an empty answer, which must not be saved.
+    """
+    response = turn.response
+    cut = response.usage.finish_reason == "length"
+    if not response.content.strip():
+        if cut:
+            why = f": it stopped at the token limit; {_LENGTH_HINT}"
+        elif response.thinking:
+            why = " (only its reasoning)"
+        else:
+            why = ""
+        raise OreError(f"the model returned an empty answer{why}; nothing was saved")
+    warnings = []
+    if cut:
+        warnings.append(f"the answer was cut off at the token limit; {_LENGTH_HINT}")
+    cut_prompt = truncation(turn)
+    fits = _history_that_fits(turn, history)
+    if cut_prompt is not None and fits is not None:
+        warnings.append(f"{cut_prompt}, or send only the last turns with --history {max(fits, 1)}")
+    elif cut_prompt is not None:
+        warnings.append(cut_prompt)
+    elif fits is not None:
+        warnings.append(
+            f"the server read only {response.usage.tokens_in} prompt tokens "
+            "of a longer conversation, so it no longer fits the model's context window and the "
+            f"earliest turns were cut; send only the last turns with --history {max(fits, 1)}"
+        )
+    return tuple(warnings)
+
+
+def _history_that_fits(turn: Turn, history: Sequence[Message]) -> int | None:
+    """How many latest turns of `history` would fit, when the server evidently cut it."""
+    if not history:
+        return None
+    from ..sessions import overflow_hint
+
+    return overflow_hint(turn.sent, history, turn.response.metadata)
+
+
+def truncation(turn: Turn) -> str | None:
+    """The warning for a prompt evidently cut to fit the context window, or None.
+
+    Ollama cuts a prompt longer than its context window without a word. The cut shows in the
+    count of prompt tokens it read: evidently cut when that count is at least 1,024 (or half of
+    `-o num_ctx`, when given) and the messages sent hold at least 12 characters for each token
+    read.
+    """
+    usage = turn.response.usage
+    count = usage.tokens_in
+    if count is None or count <= 0:
+        return None
+    chars = sum(len(m.content) for m in turn.sent)
+    num_ctx = turn.options.options.get("num_ctx")
+    floor = num_ctx // 2 if isinstance(num_ctx, int) else _FLOOR
+    if count < floor or chars < _CHARS_PER_TOKEN * count:
+        return None
+    need = max(2 * count, chars // 3)
+    size = 2048
+    while size < need:
+        size *= 2
+    hint = (
+        f"allow a larger one with -o num_ctx={size}"
+        if turn.response.metadata.get("backend", "ollama") == "ollama"
+        else "start the server with a larger context"
+    )
+    return (
+        f"the prompt was evidently cut to fit the model's context window ({chars} characters "
+        f"sent, {count} tokens read); {hint}"
+    )
+
+
+def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The answer parsed and checked against `schema`: (data, None), or (None, why not)."""
+    kept = "the raw answer is in --json and the artifact"
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return None, f"the answer is not JSON ({where}); {kept}"
+    except (ValueError, RecursionError):
+        return None, f"the answer is not JSON ORE can read; {kept}"
+    from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
+
+    error = best_match(validators.validator_for(schema)(schema).iter_errors(data))
+    if error is None:
+        return data, None
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
+    return None, f"the answer does not match the schema at {path}: {message}; {kept}"
+
+
+_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+def extract_block(text: str, *, last: bool = False) -> str:
+    """The first (or last) fenced code block of `text` (``` or ~~~, CommonMark's rules: a block
+    never closed runs to the end), without its fences; `text` itself when it has none."""
+    blocks: list[str] = []
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        match = _OPEN.fullmatch(lines[i].rstrip("\r\n"))
+        i += 1
+        if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+            continue
+        fence, body = match.group(1), []
+        while i < len(lines):
+            close = lines[i].strip()
+            i += 1
+            if close and set(close) == {fence[0]} and len(close) >= len(fence):
+                break
+            body.append(lines[i - 1])
+        blocks.append("".join(body))
+    if not blocks:
+        return text
+    return blocks[-1] if last else blocks[0]

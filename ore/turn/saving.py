@@ -1,0 +1,110 @@
+"""Where a conversation is kept: opening the session a turn continues, and the one place a turn
+is appended to a saved session (`append_turn`). Writing is the store's (`ore.store`: atomic,
+serialised, a corrupt file reported and never overwritten); this module decides what to write.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import OreError
+from .request import Conversation
+
+if TYPE_CHECKING:
+    from ..store import FileSessionStore
+    from ..types import Session
+
+__all__ = [
+    "append_turn",
+    "latest_session",
+    "open_conversation",
+    "save_conversation",
+    "valid_name",
+]
+
+
+def _store() -> FileSessionStore:
+    from ..store import default_store
+
+    return default_store()
+
+
+def open_conversation(
+    *,
+    resume: str | None = None,
+    save: str | None = None,
+    history: int | None = None,
+    create: bool = True,
+) -> Conversation:
+    """The conversation a turn continues, and where it is saved.
+
+    - `resume` alone (or `resume == save`): that session must exist; turns are appended to it.
+    - `save` alone: continued if it exists, else created (with `create=False`, as for a dry
+      run, nothing is written and a new session stays in memory).
+    - `resume` A and `save` B: A's history continues into a new session B, written with A's
+      messages when the first turn completes; A is never written. B must not exist yet.
+    """
+    from ..types import Session
+
+    store = _store()
+    if resume is not None:
+        session = store.load(resume)
+        if save is None or save == resume:
+            return Conversation(session, resume, len(session.messages), history)
+        if store.exists(save):
+            raise OreError(
+                f"session '{save}' already exists: --resume-session {resume} "
+                f"--save-session {save} starts a new session; pick a new name, or continue "
+                f"'{save}' with --resume-session {save}"
+            )
+        return Conversation(Session(messages=session.messages), save, 0, history)
+    if save is None:
+        return Conversation(Session(), None, 0, history)
+    if create:
+        session = store.open_or_create(save)
+    elif store.exists(save):
+        session = store.load(save)
+    else:
+        session = Session()
+    return Conversation(session, save, len(session.messages), history)
+
+
+def append_turn(conversation: Conversation, whole: Session, model_id: str) -> Conversation:
+    """Append what `whole` (the conversation with the new turn) holds beyond what the saved
+    session has, remember the model that answered, and return the conversation as it is now.
+    The one place a turn reaches a saved session."""
+    from ..sessions import record_model
+
+    if conversation.name is None:
+        return Conversation(whole, None, 0, conversation.history)
+    store = _store()
+    session_id = conversation.session.id
+    store.append(conversation.name, whole.messages[conversation.saved :], session_id=session_id)
+    record_model(store, conversation.name, model_id)
+    return Conversation(whole, conversation.name, len(whole.messages), conversation.history)
+
+
+def save_conversation(
+    name: str, session: Session, model: str, *, history: int | None = None
+) -> Conversation:
+    """Write `session` as a new saved session `name` (it must not exist) and go on there."""
+    from ..sessions import record_model
+
+    store = _store()
+    created = store.create(name, session)
+    record_model(store, name, model)
+    return Conversation(created, name, len(created.messages), history)
+
+
+def valid_name(name: str) -> str:
+    """`name` if it can name a session, else `StoreError` saying why not."""
+    from ..store import validate_name
+
+    return validate_name(name)
+
+
+def latest_session() -> str:
+    """The name of the session written last (`--continue`); `StoreError` when there is none."""
+    from ..sessions import latest
+
+    return latest(_store())
