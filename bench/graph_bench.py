@@ -51,7 +51,7 @@ def grimp_edges(graph: Any) -> set[tuple[str, str]]:
 
 
 def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
-    from ore.graph.resolve import python_module_names
+    from ore.graph.index.resolve import python_module_names
 
     table = python_module_names(
         str(root), [p for p, f in index.files.items() if f.language == "python"]
@@ -74,7 +74,7 @@ def tree_sitter_floor(root: Path, index: Any) -> tuple[float, float, float]:
     kept trees cost fresh memory). Halved, the second is what no 2-core cold index can beat."""
     import tree_sitter
 
-    from ore.graph.languages import parser_and_query
+    from ore.graph.index.languages import parser_and_query
 
     blobs = []
     for path, record in index.files.items():
@@ -103,7 +103,7 @@ def bench_package(pkg: str, site: Path, runs: int, home: Path) -> dict[str, Any]
     import grimp
 
     from ore.graph import open_graph
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     root = site / pkg
     changed = root / PACKAGES[pkg]

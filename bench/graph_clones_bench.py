@@ -256,14 +256,14 @@ class Why:
 
 def fresh() -> None:
     """Forget what this process remembers of file shapes: each run reads the disk cache."""
-    from ore.graph import shapecache
+    from ore.graph.judgment import shapecache
 
     shapecache._MEMO.clear()
     gc.collect()
 
 
 def kept_answers(root: Path) -> Path:
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     return cache_path(root.resolve()).with_suffix(".memo")
 
@@ -320,7 +320,7 @@ def unseen(ore: list[Any], reported: dict[str, list[list[Place]]]) -> dict[str, 
 
 def package(root: Path, tools: dict[str, Any], a: argparse.Namespace) -> dict[str, Any]:
     from ore.graph import open_graph
-    from ore.graph.shapecache import load_shapes
+    from ore.graph.judgment.shapecache import load_shapes
 
     g = open_graph(root)
     files = sorted(p for p, r in g.index.files.items() if r.language == "python")
@@ -369,7 +369,7 @@ def package(root: Path, tools: dict[str, Any], a: argparse.Namespace) -> dict[st
 @contextlib.contextmanager
 def uncapped() -> Iterator[None]:
     """ORE with no boilerplate cap on windows, its kept answers neither read nor written."""
-    from ore.graph import memo, runs
+    from ore.graph.judgment import memo, runs
 
     saved = runs.BUCKET_CAP, memo._read, memo._write
     runs.BUCKET_CAP, memo._read, memo._write = 1 << 30, (lambda _root: {}), (lambda *_: None)

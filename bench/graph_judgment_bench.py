@@ -54,7 +54,7 @@ def install(target: Path) -> None:
 
 def fresh() -> None:
     """Forget what this process remembers of file shapes: each run reads the disk cache."""
-    from ore.graph import shapecache
+    from ore.graph.judgment import shapecache
 
     shapecache._MEMO.clear()
     gc.collect()
@@ -80,7 +80,8 @@ SNIPPET = '''def build_index(records, key):
 
 
 def operations(root: Path, anchor: str, name: str, description: str) -> dict[str, Any]:
-    from ore.graph import memo, open_graph
+    from ore.graph import open_graph
+    from ore.graph.judgment import memo
 
     read, write = memo._read, memo._write
 
@@ -156,7 +157,7 @@ def commands(root: Path, anchor: str, name: str, description: str, runs: int) ->
 
 def measure(root: Path, anchor: str, name: str, description: str, runs: int) -> dict[str, Any]:
     from ore.graph import open_graph
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     g = open_graph(root)
     g.duplicates()  # shapes on disk
@@ -189,7 +190,7 @@ def _count_kinds(groups: list[Any]) -> dict[str, int]:
 
 def ranking_ore() -> dict[str, Any]:
     from ore.graph import open_graph
-    from ore.graph.scope import is_test
+    from ore.graph.index.kinds import is_test
 
     top = [f.path for f in open_graph(ORE_TREE).top_files(10)]
     return {"top10": top, "test_files_in_top10": sum(1 for p in top if is_test(p))}
@@ -198,7 +199,8 @@ def ranking_ore() -> dict[str, Any]:
 def ranking_django(site: Path) -> dict[str, Any]:
     import grimp
 
-    from ore.graph import open_graph, rank
+    from ore.graph import open_graph
+    from ore.graph.queries import rank
 
     sys.path.insert(0, str(site))
     graph = grimp.build_graph("django", cache_dir=None)

@@ -167,7 +167,7 @@ def run_cli(query: str, root: Path) -> dict[str, Any]:
 def cache_files(root: Path, home: Path) -> dict[str, int]:
     """Bytes on disk of the index and what sits beside it, for `root`."""
     os.environ["ORE_HOME"] = str(home)
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     index = cache_path(root.resolve())
     return {p.suffix.lstrip("."): p.stat().st_size for p in index.parent.glob(index.stem + ".*")}
@@ -193,7 +193,7 @@ def bench(corpus: Path, runs: int, home: Path) -> dict[str, Any]:
     django = corpus / "django"
     roots = {"corpus": corpus, "django": django}
     files = {"corpus": "django/" + FILE, "django": FILE}
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     samples: dict[str, list[dict[str, Any]]] = {}
     loads = [os.getloadavg()]

@@ -45,11 +45,11 @@ def stats(root: str, as_json: bool) -> None:
     Example:
         ore graph stats --root ~/src/project
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         s = _open(root).stats()
-        _emit(as_json, s.to_dict(), lambda: render.stats_text(s))
+        _emit(as_json, s.to_dict(), lambda: tables.stats_text(s))
 
 
 @graph.command("top-files")
@@ -61,12 +61,12 @@ def top_files(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph top-files --limit 10
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         rows = _open(root).top_files(limit)
         data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: render.top_files_text(rows), "no files indexed")
+        _emit(as_json, data, lambda: tables.top_files_text(rows), "no files indexed")
 
 
 @graph.command()
@@ -78,11 +78,11 @@ def hits(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph hits --limit 5
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         h = _open(root).hits(limit)
-        _emit(as_json, h.to_dict(), lambda: render.hits_text(h), None if h.hubs else "no files")
+        _emit(as_json, h.to_dict(), lambda: tables.hits_text(h), None if h.hubs else "no files")
 
 
 @graph.command()
@@ -94,12 +94,12 @@ def communities(root: str, as_json: bool) -> None:
     Example:
         ore graph communities --json
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         groups = _open(root).communities()
         data = [g.to_dict() for g in groups]
-        _emit(as_json, data, lambda: render.communities_text(groups), "no files indexed")
+        _emit(as_json, data, lambda: tables.communities_text(groups), "no files indexed")
 
 
 @graph.command()
@@ -112,23 +112,23 @@ def symbol(name: str, root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph symbol CodeGraph
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         rows = _open(root).symbol(name, limit)
         data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: render.symbols_text(rows), f"no symbol named '{name}'")
+        _emit(as_json, data, lambda: tables.symbols_text(rows), f"no symbol named '{name}'")
 
 
 def _neighbors(direction: str) -> Callable[..., None]:
     def command(file: str, depth: int, root: str, as_json: bool, limit: int) -> None:
-        from ..graph import render
+        from ..graph.render import tables
 
         with reported():
             graph_ = _open(root)
             rows = getattr(graph_, direction)(file, depth)[:limit]
             data = [r.to_dict() for r in rows]
-            _emit(as_json, data, lambda: render.neighbors_text(rows), f"no {direction}")
+            _emit(as_json, data, lambda: tables.neighbors_text(rows), f"no {direction}")
 
     return command
 
@@ -161,7 +161,7 @@ def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> N
         ore graph search "def main"
         ore graph search logger --by-file --json
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         if by_file:
@@ -169,7 +169,7 @@ def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> N
             return
         rows = _open(root).search(query, limit)
         data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: render.search_text(rows), f"no line contains '{query}'")
+        _emit(as_json, data, lambda: tables.search_text(rows), f"no line contains '{query}'")
 
 
 @graph.command()
@@ -185,11 +185,11 @@ def context(file: str, lines: tuple[int, ...], window: int, root: str, as_json: 
     Example:
         ore graph context ore/core.py --line 40 --line 52 --window 3
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         ctx = _open(root).context(file, lines, window)
-        _emit(as_json, ctx.to_dict(), lambda: render.context_text(ctx))
+        _emit(as_json, ctx.to_dict(), lambda: tables.context_text(ctx))
 
 
 @graph.command()
@@ -203,14 +203,14 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
     Example:
         ore graph path ore/cli.py ore/types.py
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         found = _open(root).path(source, target)
         if found is None:
             _emit(as_json, None, str, f"no dependency path from {source} to {target}")
         else:
-            _emit(as_json, found.to_dict(), lambda: render.path_text(found))
+            _emit(as_json, found.to_dict(), lambda: tables.path_text(found))
 
 
 @graph.command()
@@ -222,12 +222,12 @@ def cycles(root: str, as_json: bool, limit: int) -> None:
     Example:
         ore graph cycles --json
     """
-    from ..graph import render
+    from ..graph.render import tables
 
     with reported():
         rows = _open(root).cycles(limit)
         data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: render.cycles_text(rows), "no import cycles")
+        _emit(as_json, data, lambda: tables.cycles_text(rows), "no import cycles")
 
 
 @graph.command()
@@ -241,7 +241,7 @@ def export(fmt: str, root: str, as_json: bool) -> None:
     Example:
         ore graph export --format dot | dot -Tsvg > graph.svg
     """
-    from ..graph.export import export as render_export
+    from ..graph.render.export import export as render_export
 
     if as_json and fmt != "json":
         raise click.UsageError("--json goes with --format json only")

@@ -59,7 +59,7 @@ def open_root(root: str) -> CodeGraph:
 
 
 def _progress(done: int, total: int) -> None:
-    from ..graph.pool import PARALLEL_MIN
+    from ..graph.index.pool import PARALLEL_MIN
 
     if total < PARALLEL_MIN:
         return  # quick enough to need no progress line
@@ -71,7 +71,7 @@ def _progress(done: int, total: int) -> None:
 def emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = None) -> None:
     """`data` as JSON, or `text()` as a table (`empty` when there is no data)."""
     if as_json:
-        from ..graph.export import json_text  # valid UTF-8 whatever the file names hold
+        from ..graph.render.export import json_text  # valid UTF-8 whatever the file names hold
 
         out(json_text(data))
     elif empty is not None and not data:

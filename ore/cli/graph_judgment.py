@@ -66,7 +66,7 @@ def duplicates(
         ore graph duplicates --min-lines 8 --exclude-tests src/
         git diff | ore graph duplicates --snippet -
     """
-    from ..graph.render_judgment import clones_text, snippet_matches_text
+    from ..graph.render.judgment import clones_text, snippet_matches_text
 
     if snippet is not None and (paths or min_lines or min_tokens or kinds):
         raise click.UsageError(
@@ -75,7 +75,7 @@ def duplicates(
         )
     with reported():
         if snippet is not None:
-            from ..graph.snippets import duplicates_in
+            from ..graph.judgment.snippets import duplicates_in
 
             text = read_snippet(snippet)
             matches = duplicates_in(
@@ -111,14 +111,14 @@ def similar(
         ore graph similar get_user_by_id
         ore graph similar --snippet new_helper.py --mode shape --json
     """
-    from ..graph.render_judgment import similar_text
+    from ..graph.render.judgment import similar_text
 
     if (name is None) == (snippet is None):
         raise click.UsageError("give NAME or --snippet FILE|-, one of them")
     with reported():
         language = None
         if snippet is not None:
-            from ..graph.snippets import one_snippet
+            from ..graph.judgment.snippets import one_snippet
 
             snippet, language = one_snippet(read_snippet(snippet), name=_name_of(snippet))
         rows = open_root(root).similar(
@@ -141,7 +141,7 @@ def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: b
         ore graph conventions
         ore graph conventions errors --json
     """
-    from ..graph.render_judgment import conventions_text
+    from ..graph.render.judgment import conventions_text
 
     with reported():
         rows = open_root(root).conventions(topic, paths=paths)
@@ -169,8 +169,8 @@ def consistent(
         ore graph consistent --snippet new_module.py --with app/users
         git diff | ore graph consistent --snippet - --criteria naming --json
     """
-    from ..graph.render_judgment import consistency_text
-    from ..graph.snippets import one_snippet
+    from ..graph.judgment.snippets import one_snippet
+    from ..graph.render.judgment import consistency_text
 
     with reported():
         code, lang = one_snippet(read_snippet(snippet), language, _name_of(snippet))
@@ -192,12 +192,12 @@ def place(description: str, snippet: str | None, root: str, as_json: bool, limit
         ore graph place "compute the tax of an invoice"
         ore graph place "cache user lookups" --snippet draft.py --json
     """
-    from ..graph.render_judgment import placement_text
+    from ..graph.render.judgment import placement_text
 
     with reported():
         code = None
         if snippet is not None:
-            from ..graph.snippets import one_snippet
+            from ..graph.judgment.snippets import one_snippet
 
             code = one_snippet(read_snippet(snippet), name=_name_of(snippet))[0]
         found = open_root(root).place(description, snippet=code, limit=limit)
@@ -221,7 +221,7 @@ def signature(level: str, max_tokens: int | None, root: str, as_json: bool) -> N
         ore graph signature --level lean
         ore graph signature --level deep --max-tokens 1500 --json
     """
-    from ..graph.render_judgment import signature_text
+    from ..graph.render.judgment import signature_text
 
     with reported():
         found = open_root(root).signature(level, max_tokens)
@@ -240,7 +240,7 @@ def files(language: str | None, sort: str, root: str, as_json: bool, limit: int 
     Example:
         ore graph files --language python --sort size --limit 10
     """
-    from ..graph.render_judgment import files_text
+    from ..graph.render.judgment import files_text
 
     with reported():
         rows = open_root(root).list_files(language=language, sort=sort, limit=limit)
@@ -249,7 +249,7 @@ def files(language: str | None, sort: str, root: str, as_json: bool, limit: int 
 
 def search_by_file(query: str, root: str, as_json: bool, limit: int) -> None:
     """`ore graph search QUERY --by-file`: the hits grouped by file, most hits first."""
-    from ..graph.render_judgment import file_hits_text
+    from ..graph.render.judgment import file_hits_text
 
     rows = open_root(root).search_by_file(query, limit)
     emit(as_json, [r.to_dict() for r in rows], lambda: file_hits_text(rows),

@@ -1,7 +1,9 @@
 """`CodeGraph`: the queries over one up-to-date index (what `ore graph` and the tool call).
 
 Opening a graph brings the index up to date first, so no answer is computed from a stale record.
-Text queries (`search`, `context`) read the files themselves, never a copy.
+The graph holds the index and its adjacency; each question is answered by its room: structure,
+ranking, text and symbol queries by `queries`, the reviewer's questions by `judgment` (imported
+when first asked, and handed this graph as the narrow view they read, `judgment.view`).
 """
 
 from __future__ import annotations
@@ -16,14 +18,12 @@ from itertools import compress
 from operator import eq
 from pathlib import Path
 
-from .._fs import open_below, os_error_words, read_fd
 from ..errors import GraphError
-from . import rank
-from .extract import MAX_BYTES
-from .index import Index, Progress, load_index
-from .languages import LANGUAGES
+from .index.languages import LANGUAGES
+from .index.load import Index, Progress, load_index
+from .queries import rank, structure, text
+from .queries.symbols import find_symbols
 from .results import (
-    Chunk,
     CloneGroup,
     Community,
     Consistency,
@@ -45,11 +45,8 @@ from .results import (
     SnippetMatch,
     SymbolMatch,
 )
-from .stored import find_symbols
 
 __all__ = ["CodeGraph", "open_graph"]
-
-_MAX_LINE = 200
 
 
 def open_graph(
@@ -184,9 +181,10 @@ class CodeGraph:
 
     def communities(self) -> list[Community]:
         """Louvain communities with a fixed seed; every file is in exactly one."""
-        from .derived import communities
+        from .queries.derived import communities
 
-        return [Community(n, tuple(group)) for n, group in enumerate(communities(self))]
+        groups = communities(self.root, self._derived_key, self.files, self.out)
+        return [Community(n, tuple(group)) for n, group in enumerate(groups)]
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -209,25 +207,8 @@ class CodeGraph:
     def _reach(
         self, start: str, adjacency: dict[str, dict[str, float]], depth: int, *, reverse: bool
     ) -> list[Neighbor]:
-        if depth < 1:
-            raise GraphError(f"depth must be 1 or more, not {depth}")
-        seen: dict[str, Neighbor] = {}
-        frontier = [start]
-        for level in range(1, depth + 1):
-            reached: dict[str, tuple[float, str]] = {}
-            for node in frontier:
-                for other, weight in adjacency[node].items():
-                    if other == start or other in seen:
-                        continue
-                    if other not in reached or weight > reached[other][0]:
-                        reached[other] = (weight, node)
-            for other, (weight, via) in reached.items():
-                key = (other, via) if reverse else (via, other)
-                seen[other] = Neighbor(other, round(weight, 6), level, self._kinds_between(*key))
-            frontier = sorted(reached)
-            if not frontier:
-                break
-        return sorted(seen.values(), key=lambda n: (n.depth, -n.weight, n.path))
+        kinds = self._kinds_between
+        return structure.reach(start, adjacency, depth, reverse=reverse, kinds_between=kinds)
 
     def path(self, source: str, target: str) -> DependencyPath | None:
         """The shortest dependency path from `source` to `target`, or None when there is none."""
@@ -237,40 +218,13 @@ class CodeGraph:
 
     def cycles(self, limit: int | None = None) -> list[Cycle]:
         """Import cycles: strongly connected components of import edges, largest first."""
-        found = []
-        for component in rank.strong_components(self.files, self.imports):
-            if len(component) == 1 and component[0] not in self.imports[component[0]]:
-                continue
-            members = set(component)
-            inner = {
-                u: {v: w for v, w in self.imports[u].items() if v in members} for u in component
-            }
-            loop = _cycle_through(component[0], inner)
-            found.append(Cycle(tuple(component), tuple(loop)))
-        found.sort(key=lambda c: (-len(c.files), c.files))
-        return found[: _cap(limit)]
+        return structure.import_cycles(self.files, self.imports)[: _cap(limit)]
 
     # -- text ----------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int | None = 50) -> list[SearchHit]:
         """Lines containing `query` (case-insensitive unless it has a capital), file by file."""
-        if not query:
-            raise GraphError("search needs a non-empty query")
-        fold = query == query.lower()
-        needle = query.lower() if fold else query
-        hits: list[SearchHit] = []
-        cap = _cap(limit)
-        for path in self.files:
-            try:
-                lines = self._lines(path)
-            except GraphError:
-                continue  # gone, grown or moved out of the root since it was indexed
-            for number, text in enumerate(lines, 1):
-                if needle in (text.lower() if fold else text):
-                    hits.append(SearchHit(path, number, _clip(text.strip())))
-                    if cap is not None and len(hits) >= cap:
-                        return hits
-        return hits
+        return text.search(self.root, self.files, query, _cap(limit))
 
     def search_by_file(self, query: str, limit: int | None = 50) -> list[FileHits]:
         """`search` grouped by file: files with the most hits first (Ori's `cluster_by_file`)."""
@@ -306,9 +260,16 @@ class CodeGraph:
     @cached_property
     def pagerank(self) -> dict[str, float]:
         """Weighted PageRank of every file (once per graph; kept beside the index, by edges)."""
-        from .derived import pagerank
+        from .queries.derived import pagerank
 
-        return pagerank(self)
+        return pagerank(self.root, self._derived_key, self.files, self.out)
+
+    @cached_property
+    def _derived_key(self) -> str:
+        """What PageRank and communities kept beside the index are kept by (`queries.derived`)."""
+        from .queries.derived import derived_key
+
+        return derived_key(self.index.files.head.edges_key, self.files)
 
     # -- judgment ------------------------------------------------------------------------------
 
@@ -323,12 +284,16 @@ class CodeGraph:
         limit: int | None = None,
     ) -> list[CloneGroup]:
         """Clone groups (exact, renamed, structural) under `paths`, largest first."""
-        from .clones import find_clones
+        from .judgment.clones import find_clones
 
         found = find_clones(
-            self, min_lines=min_lines, min_tokens=min_tokens, paths=paths,
-            exclude_tests=exclude_tests, kinds=kinds,
-        )  # fmt: skip
+            self,
+            min_lines=min_lines,
+            min_tokens=min_tokens,
+            paths=paths,
+            exclude_tests=exclude_tests,
+            kinds=kinds,
+        )
         return found[: _cap(limit)]
 
     def duplicates_of(
@@ -340,7 +305,7 @@ class CodeGraph:
         exclude_tests: bool = False,
     ) -> list[SnippetMatch]:
         """Where `snippet` (or code like it) already exists: best matches, with score and kind."""
-        from .clones import match_snippet
+        from .judgment.clones import match_snippet
 
         return match_snippet(
             self, snippet, language=language, limit=_cap(limit), exclude_tests=exclude_tests
@@ -356,7 +321,7 @@ class CodeGraph:
         limit: int | None = 10,
     ) -> list[SimilarMatch]:
         """Definitions like `name` or `snippet`: by `name` words, `signature` or tree `shape`."""
-        from .similar import find_similar
+        from .judgment.similar import find_similar
 
         return find_similar(
             self, name, snippet=snippet, mode=mode, language=language, limit=_cap(limit)
@@ -366,7 +331,7 @@ class CodeGraph:
         self, topic: str | None = None, *, paths: Sequence[str] = ()
     ) -> list[Convention]:
         """Recurring patterns of the highest-ranked files: one topic, or all of them."""
-        from .conventions import find_conventions
+        from .judgment.conventions import find_conventions
 
         return find_conventions(self, topic, paths=paths)
 
@@ -379,7 +344,7 @@ class CodeGraph:
         criteria: str = "all",
     ) -> Consistency:
         """How far `snippet` strays from the conventions of `paths` (the whole tree when empty)."""
-        from .consistency import check_consistency
+        from .judgment.consistency import check_consistency
 
         return check_consistency(self, snippet, paths=paths, language=language, criteria=criteria)
 
@@ -387,51 +352,19 @@ class CodeGraph:
         self, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
     ) -> Placement:
         """Where new code described so (and optionally given) belongs: communities and files."""
-        from .place import suggest_place
+        from .judgment.place import suggest_place
 
         return suggest_place(self, description, snippet=snippet, limit=_cap(limit))
 
     def signature(self, level: str = "standard", max_tokens: int | None = None) -> Signature:
         """The codebase signature at `level` (lean, standard, deep, max) within `max_tokens`."""
-        from .signature import build_signature
+        from .judgment.signature import build_signature
 
         return build_signature(self, level, max_tokens)
 
     def context(self, file: str, lines: Sequence[int], window: int = 5) -> Context:
         """The code around each of `lines` (1-based) in `file`, overlapping windows merged."""
-        path = self.resolve_file(file)
-        if not lines:
-            raise GraphError("context needs at least one --line")
-        if window < 0:
-            raise GraphError(f"window must be 0 or more, not {window}")
-        text = self._lines(path)
-        if any(n < 1 or n > max(len(text), 1) for n in lines):
-            raise GraphError(f"line out of range: '{path}' has {len(text)} lines")
-        spans: list[list[int]] = []
-        for n in sorted(set(lines)):
-            start, end = max(1, n - window), min(len(text), n + window)
-            if spans and start <= spans[-1][1] + 1:
-                spans[-1][1] = max(spans[-1][1], end)
-            else:
-                spans.append([start, end])
-        chunks = tuple(Chunk(s, e, "\n".join(text[s - 1 : e])) for s, e in spans)
-        return Context(path, chunks)
-
-    def _lines(self, path: str) -> list[str]:
-        """The lines of an indexed file, as it is now. Opened with `ore._fs.open_below`: never
-        a byte from outside the root (a folder swapped for a symlink since it was indexed is
-        refused) and never a wait on a FIFO; at most `MAX_BYTES`, as indexing reads."""
-        try:
-            fd = open_below(self.root, path)
-            try:
-                data = read_fd(fd, limit=MAX_BYTES)
-            finally:
-                os.close(fd)
-        except (OSError, ValueError) as exc:
-            raise GraphError(f"cannot read '{path}': {os_error_words(exc)}") from exc
-        if len(data) > MAX_BYTES:
-            raise GraphError(f"cannot read '{path}': it has grown past {MAX_BYTES:,} bytes")
-        return data.decode("utf-8", "replace").splitlines()
+        return text.context(self.root, self.resolve_file(file), lines, window)
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -467,18 +400,3 @@ def _cap(limit: int | None) -> int | None:
 def _ranked(scores: dict[str, float], limit: int | None) -> tuple[Score, ...]:
     ordered = sorted(scores, key=lambda p: (-scores[p], p))[: _cap(limit)]
     return tuple(Score(p, round(scores[p], 6)) for p in ordered)
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
-
-
-def _cycle_through(start: str, inner: dict[str, dict[str, float]]) -> list[str]:
-    if start in inner[start]:
-        return [start, start]
-    best = None
-    for first in sorted(inner[start]):
-        back = rank.shortest_path(inner, first, start)
-        if back is not None and (best is None or len(back) < len(best)):
-            best = back
-    return [start, *best] if best else [start]

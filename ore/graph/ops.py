@@ -73,11 +73,11 @@ class Op(NamedTuple):
 
 
 def _render() -> ModuleType:
-    """`ore.graph.render`, imported when a query is rendered: its result types cost about 20 ms
-    of start-up, which `ore --list-tools` (this table's other reader) must not pay."""
-    from . import render
+    """`ore.graph.render.tables`, imported when a query is rendered: its result types cost about
+    20 ms of start-up, which `ore --list-tools` (this table's other reader) must not pay."""
+    from .render import tables
 
-    return render
+    return tables
 
 
 def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
@@ -120,7 +120,7 @@ def _need(args: Mapping[str, str], *keys: str) -> str:
 
 def _signature(g: CodeGraph, args: Mapping[str, str]) -> str:
     """The codebase signature (`overview` is this at `standard`), sized to fit MAX_CHARS."""
-    from .signature import DEFAULT_TOKENS
+    from .judgment.signature import DEFAULT_TOKENS
 
     level = args.get("level") or "standard"
     budget = DEFAULT_TOKENS.get(level, TOOL_MAX_TOKENS)
@@ -153,8 +153,8 @@ def _snippet(args: Mapping[str, str]) -> str:
 
 
 def _duplicates(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import clones_text, snippet_matches_text
-    from .snippets import duplicates_in
+    from .judgment.snippets import duplicates_in
+    from .render.judgment import clones_text, snippet_matches_text
 
     exclude = _flag(args, "exclude_tests")
     if args.get(SNIPPET_ARG):
@@ -162,24 +162,30 @@ def _duplicates(g: CodeGraph, args: Mapping[str, str]) -> str:
             if key in args:
                 raise GraphError(f"'{key}' applies to clone groups, not to a snippet")
         rows = duplicates_in(
-            g, args[SNIPPET_ARG], language=args.get("language") or None,
-            limit=_int(args, "limit", 10), exclude_tests=exclude,
-        )  # fmt: skip
+            g,
+            args[SNIPPET_ARG],
+            language=args.get("language") or None,
+            limit=_int(args, "limit", 10),
+            exclude_tests=exclude,
+        )
         return (
             "code like the snippet:\n" + snippet_matches_text(rows)
             if rows
             else ("no code like the snippet (nothing scores 0.5 or more)")
         )
     groups = g.duplicates(
-        min_lines=_int(args, "min_lines", 5, low=2), min_tokens=_int(args, "min_tokens", 50),
-        paths=_paths(args), exclude_tests=exclude, limit=_int(args, "limit", 10),
-    )  # fmt: skip
+        min_lines=_int(args, "min_lines", 5, low=2),
+        min_tokens=_int(args, "min_tokens", 50),
+        paths=_paths(args),
+        exclude_tests=exclude,
+        limit=_int(args, "limit", 10),
+    )
     return clones_text(groups)
 
 
 def _similar(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import similar_text
-    from .snippets import one_snippet
+    from .judgment.snippets import one_snippet
+    from .render.judgment import similar_text
 
     name, snippet, language = args.get("name") or None, args.get(SNIPPET_ARG), None
     if snippet:
@@ -189,21 +195,24 @@ def _similar(g: CodeGraph, args: Mapping[str, str]) -> str:
     elif name is None:
         raise GraphError("this op needs 'name=...' or the code to compare (piped, or snippet=)")
     rows = g.similar(
-        name, snippet=snippet, mode=args.get("mode") or "name",
-        language=language or args.get("language") or None, limit=_int(args, "limit", 10),
-    )  # fmt: skip
+        name,
+        snippet=snippet,
+        mode=args.get("mode") or "name",
+        language=language or args.get("language") or None,
+        limit=_int(args, "limit", 10),
+    )
     return similar_text(rows)
 
 
 def _conventions(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import conventions_text
+    from .render.judgment import conventions_text
 
     return conventions_text(g.conventions(args.get("topic") or None, paths=_paths(args)))
 
 
 def _consistent(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import consistency_text
-    from .snippets import one_snippet
+    from .judgment.snippets import one_snippet
+    from .render.judgment import consistency_text
 
     snippet, language = one_snippet(_snippet(args), args.get("language") or None)
     found = g.consistent(
@@ -213,8 +222,8 @@ def _consistent(g: CodeGraph, args: Mapping[str, str]) -> str:
 
 
 def _place(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import placement_text
-    from .snippets import one_snippet
+    from .judgment.snippets import one_snippet
+    from .render.judgment import placement_text
 
     description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
     if snippet:
@@ -225,12 +234,13 @@ def _place(g: CodeGraph, args: Mapping[str, str]) -> str:
 
 
 def _files(g: CodeGraph, args: Mapping[str, str]) -> str:
-    from .render_judgment import files_text
+    from .render.judgment import files_text
 
     rows = g.list_files(
-        language=args.get("language") or None, sort=args.get("sort") or "rank",
+        language=args.get("language") or None,
+        sort=args.get("sort") or "rank",
         limit=_int(args, "limit", 30),
-    )  # fmt: skip
+    )
     return files_text(rows) if rows else "no files indexed"
 
 

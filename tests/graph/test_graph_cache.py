@@ -19,7 +19,7 @@ import pytest
 
 from ore.errors import GraphError
 from ore.graph import load_index, open_graph
-from ore.graph.cache import (
+from ore.graph.index.cache import (
     IMPORTS,
     MAGIC,
     NAMES,
@@ -30,8 +30,8 @@ from ore.graph.cache import (
     read_cache,
     write_cache,
 )
-from ore.graph.extract import MAX_BYTES
-from ore.graph.records import Edge, Import
+from ore.graph.index.extract import MAX_BYTES
+from ore.graph.index.records import Edge, Import
 
 
 @pytest.fixture(autouse=True)
@@ -325,7 +325,7 @@ def test_parallel_parse_matches_serial(tmp_path: Path) -> None:
 def test_a_worker_that_dies_costs_time_not_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ore.graph.pool as pool_module
+    import ore.graph.index.pool as pool_module
 
     files = {f"m{n}.py": f"import m{(n + 1) % 80}\ndef f{n}():\n    pass\n" for n in range(80)}
     root = tree(tmp_path, files)
@@ -348,7 +348,7 @@ def test_a_worker_that_dies_costs_time_not_results(
 def test_without_fork_a_process_pool_gives_the_same_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ore.graph.pool as pool_module
+    import ore.graph.index.pool as pool_module
 
     files = {f"m{n}.py": f"import m{(n + 1) % 60}\ndef f{n}():\n    pass\n" for n in range(60)}
     root = tree(tmp_path, files)

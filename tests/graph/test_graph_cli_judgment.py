@@ -356,12 +356,12 @@ def test_search_by_file_groups_hits(house: Path) -> None:
 
 
 def test_the_choices_are_the_graphs_own() -> None:
-    from ore.graph.clones import KINDS
-    from ore.graph.consistency import CRITERIA
-    from ore.graph.conventions import TOPICS
-    from ore.graph.languages import LANGUAGES
-    from ore.graph.signature import LEVELS
-    from ore.graph.similar import MODES
+    from ore.graph.index.languages import LANGUAGES
+    from ore.graph.judgment.clones import KINDS
+    from ore.graph.judgment.consistency import CRITERIA
+    from ore.graph.judgment.conventions import TOPICS
+    from ore.graph.judgment.signature import LEVELS
+    from ore.graph.judgment.similar import MODES
 
     assert graph_judgment.KINDS == KINDS and graph_judgment.MODES == MODES
     assert graph_judgment.TOPICS == TOPICS and graph_judgment.LEVELS == LEVELS

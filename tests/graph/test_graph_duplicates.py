@@ -204,7 +204,7 @@ def test_an_exact_clone_may_start_and_end_inside_a_line(tmp_path: Path) -> None:
 def test_a_line_inside_a_docstring_is_lexed_alone_as_its_text_line() -> None:
     # where a clone starts or ends inside a doctest line, the tokens compared are the ones the
     # text lines count there: `>>>` is three marks, not an operator
-    from ore.graph.shapes import lex_text, line_tokens
+    from ore.graph.judgment.shapes import lex_text, line_tokens
 
     source = 'def f():\n    """Doc.\n\n    >>> f(a ** 2) == {"k": 1}\n    """\n'
     numbers, _keys, counts = lex_text("python", source)
@@ -352,8 +352,8 @@ def test_shapes_are_cached_and_follow_edits(g: CodeGraph) -> None:
 
 
 def test_shapes_of_many_files_are_computed_in_parallel_alike(tmp_path: Path) -> None:
-    from ore.graph.shapecache import load_shapes
-    from ore.graph.shapes import make_shape
+    from ore.graph.judgment.shapecache import load_shapes
+    from ore.graph.judgment.shapes import make_shape
 
     files = {f"pkg/m{n}.py": ORIGINAL.replace("orders", f"orders{n % 7}") for n in range(60)}
     g = graph(tmp_path, files)

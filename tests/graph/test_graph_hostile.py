@@ -22,8 +22,8 @@ from _cli import ORE, needs_ore, one_line_error, run_ore
 
 from ore.errors import GraphError
 from ore.graph import open_graph
-from ore.graph.export import export
-from ore.graph.extract import index_file
+from ore.graph.index.extract import index_file
+from ore.graph.render.export import export
 
 pytestmark = needs_ore
 

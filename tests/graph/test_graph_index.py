@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ore.graph import open_graph
-from ore.graph.extract import extract
+from ore.graph.index.extract import extract
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,8 @@ import pytest
 
 from ore.errors import GraphError
 from ore.graph import CodeGraph, open_graph
-from ore.graph.render_judgment import (
+from ore.graph.judgment.signature import count_tokens
+from ore.graph.render.judgment import (
     consistency_text,
     conventions_text,
     file_hits_text,
@@ -21,7 +22,6 @@ from ore.graph.render_judgment import (
     placement_text,
     similar_text,
 )
-from ore.graph.signature import count_tokens
 
 
 @pytest.fixture(autouse=True)

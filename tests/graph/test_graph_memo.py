@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from test_graph_duplicates import EXACT, ORIGINAL, RENAMED, UNRELATED
 
-from ore.graph import CodeGraph, clones, conventions, memo, open_graph, rank
-from ore.graph.cache import cache_path
+from ore.graph import CodeGraph, open_graph
+from ore.graph.index.cache import cache_path
+from ore.graph.judgment import clones, conventions, memo
+from ore.graph.queries import rank
 
 
 @pytest.fixture(autouse=True)

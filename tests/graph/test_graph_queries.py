@@ -12,8 +12,9 @@ from networkx.algorithms.link_analysis.hits_alg import _hits_python
 from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
 from ore.errors import GraphError
-from ore.graph import CodeGraph, open_graph, rank
-from ore.graph.export import export, export_dict
+from ore.graph import CodeGraph, open_graph
+from ore.graph.queries import rank
+from ore.graph.render.export import export, export_dict
 
 
 @pytest.fixture(autouse=True)
@@ -166,7 +167,7 @@ def test_empty_query_and_bad_limit(g: CodeGraph) -> None:
 
 
 def test_communities_are_kept_until_the_edges_change(g: CodeGraph) -> None:
-    from ore.graph.cache import cache_path
+    from ore.graph.index.cache import cache_path
 
     first = g.communities()
     kept = cache_path(g.root).with_suffix(".derived")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ore.graph import CodeGraph, SymbolMatch, open_graph
-from ore.graph.cache import BLOCK, cache_path
+from ore.graph.index.cache import BLOCK, cache_path
 
 
 @pytest.fixture(autouse=True)

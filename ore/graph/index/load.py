@@ -18,7 +18,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from ..errors import GraphError
+from ...errors import GraphError
 from .cache import (
     CachedIndex,
     Head,

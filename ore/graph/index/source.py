@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._fs import open_below, read_fd
+from ..._fs import open_below, read_fd
 
 __all__ = ["read_source"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .results import (
+from ..results import (
     Community,
     Context,
     Cycle,

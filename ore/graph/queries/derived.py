@@ -13,31 +13,36 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
+from ..index.cache import cache_path
+from ..index.kinds import is_test
+from ..index.sealed import read_sealed, write_sealed
 from . import rank
-from .cache import cache_path, read_sealed, write_sealed
-from .scope import is_test
 
-if TYPE_CHECKING:
-    from .graph import CodeGraph
-
-__all__ = ["TEST_JUMP", "communities", "pagerank"]
+__all__ = ["TEST_JUMP", "communities", "derived_key", "pagerank"]
 
 _MAGIC = b"ore-graph-derived 5\n"
 TEST_JUMP = 0.1
-_KEYS: weakref.WeakKeyDictionary[CodeGraph, str] = weakref.WeakKeyDictionary()
 
 
-def communities(g: CodeGraph) -> list[list[str]]:
-    """Louvain communities of `g` (seed 42), from the cache when the edges are unchanged."""
-    groups = _derived(g, "communities", lambda: tuple(map(tuple, rank.communities(g.files, g.out))))
+def derived_key(edges_key: str, files: Sequence[str]) -> str:
+    """What whole-graph results depend on: the digest of the edges the index's head carries, and
+    the files (a graph computes it once)."""
+    return edges_key + "\n" + "\n".join(files)
+
+
+def communities(root: Path, key: str, files: list[str], out: rank.Adjacency) -> list[list[str]]:
+    """Louvain communities (seed 42), from the cache when the edges are unchanged."""
+    groups = _derived(
+        root, key, "communities", lambda: tuple(map(tuple, rank.communities(files, out)))
+    )
     return [list(group) for group in groups]
 
 
-def pagerank(g: CodeGraph) -> dict[str, float]:
+def pagerank(root: Path, key: str, files: list[str], out: rank.Adjacency) -> dict[str, float]:
     """Weighted PageRank of every file, from the cache when the edges are unchanged.
 
     Tests count for less: a test file's share of the random jumps is `TEST_JUMP` of another
@@ -47,22 +52,14 @@ def pagerank(g: CodeGraph) -> dict[str, float]:
     """
 
     def compute() -> dict[str, float]:  # only when no kept answer fits (a jump per file)
-        jumps = {path: TEST_JUMP if is_test(path) else 1.0 for path in g.files}
-        return rank.pagerank(g.files, g.out, personalization=jumps)
+        jumps = {path: TEST_JUMP if is_test(path) else 1.0 for path in files}
+        return rank.pagerank(files, out, personalization=jumps)
 
-    return dict(_derived(g, "pagerank", compute))
-
-
-def _key(g: CodeGraph) -> str:
-    key = _KEYS.get(g)
-    if key is None:
-        key = _KEYS[g] = g.index.files.head.edges_key + "\n" + "\n".join(g.files)
-    return key
+    return dict(_derived(root, key, "pagerank", compute))
 
 
-def _derived(g: CodeGraph, name: str, compute: Callable[[], Any]) -> Any:
-    key = _key(g)
-    target = cache_path(g.root).with_suffix(".derived")
+def _derived(root: Path, key: str, name: str, compute: Callable[[], Any]) -> Any:
+    target = cache_path(root).with_suffix(".derived")
     kept: dict[str, Any] = {}
     payload = read_sealed(target, _MAGIC)
     if payload is not None:

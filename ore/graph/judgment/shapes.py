@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from ..errors import GraphError
+from ...errors import GraphError
 from .facts import Fact, file_facts
 
 __all__ = [
@@ -94,8 +94,10 @@ _KEYWORDS = {
 _FAMILY = {"python": "python", "javascript": "js", "typescript": "js", "tsx": "js"}
 _FUNCTION_NODES = {
     "python": "(function_definition) @f",
-    "javascript": "[(function_declaration) (generator_function_declaration) (method_definition)"
-    " (arrow_function) (function_expression)] @f",
+    "javascript": (
+        "[(function_declaration) (generator_function_declaration) (method_definition)"
+        " (arrow_function) (function_expression)] @f"
+    ),
     "go": "[(function_declaration) (method_declaration) (func_literal)] @f",
     "rust": "(function_item) @f",
 }
@@ -146,8 +148,16 @@ class FileShape:
         return self.text if self.text[0] else (self.numbers, self.exact, self.tokens)
 
     def to_row(self) -> tuple[object, ...]:
-        return (self.language, self.numbers, self.exact, self.renamed, self.tokens,
-                tuple(map(tuple, self.functions)), self.facts, self.text)  # fmt: skip
+        return (
+            self.language,
+            self.numbers,
+            self.exact,
+            self.renamed,
+            self.tokens,
+            tuple(map(tuple, self.functions)),
+            self.facts,
+            self.text,
+        )
 
     @classmethod
     def from_row(cls, path: str, row: tuple[Any, ...]) -> FileShape:
@@ -264,7 +274,7 @@ def _identifiers(fam: str) -> re.Pattern[str]:
 
 @cache
 def _function_query(language: str) -> Any:
-    from .languages import parser_and_query
+    from ..index.languages import parser_and_query
 
     parser, _query = parser_and_query(language)
     if parser is None:
@@ -279,7 +289,7 @@ def functions(
 ) -> tuple[tuple[Function, ...], bool]:
     """The functions of a source text with their shapes (a profile of node kinds on request),
     and whether the parse had errors. One-line functions get no shape: never a clone."""
-    from .languages import parser_and_query
+    from ..index.languages import parser_and_query
 
     parser, _query = parser_and_query(language)
     query = _function_query(language)
@@ -376,7 +386,7 @@ def snippet_shape(snippet: str | bytes, language: str) -> FileShape:
 
 
 def _first_error_line(language: str, data: bytes) -> int:
-    from .languages import parser_and_query
+    from ..index.languages import parser_and_query
 
     parser, _query = parser_and_query(language)
     stack = [parser.parse(data).root_node]

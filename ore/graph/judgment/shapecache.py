@@ -5,7 +5,7 @@ Lexing and shaping every file of a large tree costs seconds, so the first judgme
 row per file, keyed by the content hash the index holds. A later query reuses every row whose
 hash still matches and recomputes the rest; a damaged or foreign file reads as empty. The index
 itself (and so a cold `ore graph` query) never pays for shapes nobody asked for. Missing shapes
-are computed on every core by the index's own worker pool (`pool.parse_all`).
+are computed on every core by the index's own worker pool (`index.pool.parse_all`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache import cache_path, read_sealed, write_sealed
-from .extract import MAX_BYTES
-from .pool import Job, Work, parse_all
+from ..index.cache import cache_path
+from ..index.extract import MAX_BYTES
+from ..index.pool import Job, Work, parse_all
+from ..index.sealed import read_sealed, write_sealed
+from ..index.source import read_source
 from .shapes import FileShape, make_shape
-from .source import read_source
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["SHAPES_MAGIC", "load_shapes"]
 
@@ -31,7 +32,7 @@ SHAPES_MAGIC = b"ore-graph-shapes 5\n"
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 
 
-def load_shapes(g: CodeGraph, paths: Sequence[str]) -> dict[str, FileShape]:
+def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
     """The shapes of indexed files: from memory, then the disk cache, then the files."""
     known = _MEMO.get(g.root)
     if known is None:

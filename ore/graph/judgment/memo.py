@@ -19,12 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import __version__
-from .cache import cache_path, read_sealed, write_sealed
+from ..._version import __version__
+from ..index.cache import cache_path
+from ..index.sealed import read_sealed, write_sealed
 from .shapecache import SHAPES_MAGIC
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["MAX_ENTRIES", "MEMO_MAGIC", "remembered"]
 
@@ -34,7 +35,7 @@ T = TypeVar("T")
 
 
 def remembered(
-    g: CodeGraph,
+    g: GraphView,
     name: str,
     params: tuple[object, ...],
     paths: Sequence[str],
@@ -60,7 +61,7 @@ def remembered(
     return value
 
 
-def _key(g: CodeGraph, name: str, params: tuple[object, ...], paths: Sequence[str]) -> bytes:
+def _key(g: GraphView, name: str, params: tuple[object, ...], paths: Sequence[str]) -> bytes:
     h = hashlib.blake2b(digest_size=20)
     h.update(MEMO_MAGIC + SHAPES_MAGIC + __version__.encode() + b"\0")
     h.update(repr((name, params)).encode("utf-8", "surrogatepass") + b"\0")

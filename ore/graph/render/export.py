@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 from xml.sax.saxutils import quoteattr
 
-from ..errors import GraphError
-from .graph import CodeGraph
+from ...errors import GraphError
 
-__all__ = ["FORMATS", "export", "export_dict", "json_text", "shown_name"]
+if TYPE_CHECKING:
+    from ..index.load import Index
+
+__all__ = ["FORMATS", "Exported", "export", "export_dict", "json_text", "shown_name"]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")
 # C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
@@ -28,6 +31,16 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MERMAID = re.compile('["#<>&`]')
 _DOT = re.compile('["\\\\&]')
+
+
+class Exported(Protocol):
+    """What an export reads of a graph: its files and its index (`CodeGraph` is one)."""
+
+    @property
+    def files(self) -> Sequence[str]: ...
+
+    @property
+    def index(self) -> Index: ...
 
 
 def shown_name(path: str) -> str:
@@ -59,7 +72,7 @@ def _escape_control(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def export_dict(graph: CodeGraph) -> dict[str, Any]:
+def export_dict(graph: Exported) -> dict[str, Any]:
     """`{"nodes": [{"path", "language", ...}], "edges": [{"source", "target", "kind", "weight"}]}`."""
     nodes = [
         {
@@ -77,7 +90,7 @@ def export_dict(graph: CodeGraph) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges}
 
 
-def export(graph: CodeGraph, fmt: str) -> str:
+def export(graph: Exported, fmt: str) -> str:
     """The graph in `fmt` (one of FORMATS) as text."""
     if fmt == "json":
         return json.dumps(export_dict(graph), indent=1)
@@ -90,7 +103,7 @@ def export(graph: CodeGraph, fmt: str) -> str:
     raise GraphError(f"unknown export format '{fmt}'; use one of {', '.join(FORMATS)}")
 
 
-def _graphml(graph: CodeGraph) -> str:
+def _graphml(graph: Exported) -> str:
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
@@ -115,7 +128,7 @@ def _graphml(graph: CodeGraph) -> str:
     return "\n".join(out)
 
 
-def _dot(graph: CodeGraph) -> str:
+def _dot(graph: Exported) -> str:
     out = ["digraph ore {", "  node [shape=box];"]
     out += [f"  {_dot_id(p)};" for p in graph.files]
     for e in graph.index.edges:
@@ -126,7 +139,7 @@ def _dot(graph: CodeGraph) -> str:
     return "\n".join(out)
 
 
-def _mermaid(graph: CodeGraph) -> str:
+def _mermaid(graph: Exported) -> str:
     ids = {path: f"n{n}" for n, path in enumerate(graph.files)}
     out = ["flowchart LR"]
     out += [f'  {ids[p]}["{_mermaid_label(p)}"]' for p in graph.files]

@@ -16,22 +16,23 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from ..errors import GraphError
-from .extract import extract
-from .records import Symbol
-from .results import SimilarMatch
+from ...errors import GraphError
+from ..index.extract import extract
+from ..index.records import Symbol
+from ..results import SimilarMatch
 from .scope import dominant_language, need_files, select, split_words
 from .shapecache import load_shapes
 from .shapes import Function, family, snippet_shape, snippet_text
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["MODES", "find_similar", "name_words", "parameters"]
 
 MODES = ("name", "signature", "shape")
-_FILLER = frozenset({"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the",
-                     "to", "with"})  # fmt: skip
+_FILLER = frozenset(
+    {"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
+)
 _VERBS = (
     ("get", "fetch", "load", "read", "retrieve", "find", "lookup", "query", "obtain"),
     ("set", "update", "put", "write", "save", "store", "assign"),
@@ -55,7 +56,7 @@ def name_words(name: str) -> set[str]:
 
 
 def find_similar(
-    g: CodeGraph,
+    g: GraphView,
     name: str | None = None,
     *,
     snippet: str | bytes | None = None,
@@ -79,7 +80,7 @@ def find_similar(
     return found[:limit]
 
 
-def _snippet_name(g: CodeGraph, snippet: str | bytes | None, language: str | None) -> str:
+def _snippet_name(g: GraphView, snippet: str | bytes | None, language: str | None) -> str:
     symbols = _snippet_symbols(g, snippet, language)
     if not symbols:
         raise GraphError("the snippet defines nothing to compare by name")
@@ -87,14 +88,14 @@ def _snippet_name(g: CodeGraph, snippet: str | bytes | None, language: str | Non
 
 
 def _snippet_symbols(
-    g: CodeGraph, snippet: str | bytes | None, language: str | None
+    g: GraphView, snippet: str | bytes | None, language: str | None
 ) -> tuple[Symbol, ...]:
     lang = dominant_language(g, language)
     snippet_shape(snippet or "", lang)  # the one-line errors for what is not code
     return extract("<snippet>", lang, snippet_text(snippet or "").encode("utf-8")).symbols
 
 
-def _by_name(g: CodeGraph, name: str) -> list[SimilarMatch]:
+def _by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     wanted = name_words(name)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
@@ -144,7 +145,7 @@ def parameters(signature: str) -> list[str]:
 
 
 def _anchor_signature(
-    g: CodeGraph, name: str | None, snippet: str | bytes | None, language: str | None
+    g: GraphView, name: str | None, snippet: str | bytes | None, language: str | None
 ) -> tuple[str, str, str, int, str]:
     """(kind, signature, path, line, language) of what to compare with."""
     if name is not None:
@@ -157,7 +158,7 @@ def _anchor_signature(
     return symbols[0].kind, symbols[0].signature, "", 0, lang
 
 
-def _defined(g: CodeGraph, name: str) -> tuple[Symbol, str]:
+def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
     for path, record in g.index.files.items():
         for s in record.symbols:
             if s.name == name and s.kind in _CALLABLE:
@@ -166,7 +167,7 @@ def _defined(g: CodeGraph, name: str) -> tuple[Symbol, str]:
 
 
 def _by_signature(
-    g: CodeGraph, kind: str, signature: str, at: str, line: int, language: str
+    g: GraphView, kind: str, signature: str, at: str, line: int, language: str
 ) -> list[SimilarMatch]:
     wanted = parameters(signature)
     names = set(wanted)
@@ -198,7 +199,7 @@ def _by_signature(
 
 
 def _anchor_shape(
-    g: CodeGraph, name: str | None, snippet: str | bytes | None, language: str | None
+    g: GraphView, name: str | None, snippet: str | bytes | None, language: str | None
 ) -> tuple[Function, str, str]:
     """(function, its path, its language) to compare shapes with."""
     if name is not None:
@@ -215,7 +216,7 @@ def _anchor_shape(
     return funcs[0], "", lang
 
 
-def _by_shape(g: CodeGraph, anchor: Function, at: str, language: str) -> list[SimilarMatch]:
+def _by_shape(g: GraphView, anchor: Function, at: str, language: str) -> list[SimilarMatch]:
     fam = family(language)
     paths = [p for p in select(g) if family(g.index.files[p].language) == fam]
     kinds = dict(anchor.profile)

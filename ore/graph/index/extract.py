@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._fs import NotRegularFile, OutsideRoot, open_below, read_fd
+from ..._fs import NotRegularFile, OutsideRoot, open_below, read_fd
 from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
 from .languages import parser_and_query
 from .records import FileIndex, Import, Symbol

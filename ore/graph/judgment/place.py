@@ -15,14 +15,15 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
-from ..errors import GraphError
-from .extract import extract
-from .results import PlaceCommunity, PlaceFile, Placement
-from .scope import dominant_language, is_test, need_files, split_words
+from ...errors import GraphError
+from ..index.extract import extract
+from ..index.kinds import is_test
+from ..results import PlaceCommunity, PlaceFile, Placement
+from .scope import dominant_language, need_files, split_words
 from .shapes import snippet_shape, snippet_text
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["query_terms", "stem", "suggest_place"]
 
@@ -142,7 +143,7 @@ def query_terms(text: str) -> list[str]:
     return out
 
 
-def _file_terms(g: CodeGraph, path: str) -> dict[str, tuple[float, str]]:
+def _file_terms(g: GraphView, path: str) -> dict[str, tuple[float, str]]:
     """term -> (weight, where it came from) for one file; the strongest source wins."""
     record = g.index.files[path]
     terms: dict[str, tuple[float, str]] = {}
@@ -157,7 +158,7 @@ def _file_terms(g: CodeGraph, path: str) -> dict[str, tuple[float, str]]:
 
 
 def suggest_place(
-    g: CodeGraph, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
+    g: GraphView, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
 ) -> Placement:
     """Communities and files where code described by `description` fits, best first."""
     need_files(g, g.files, "place")
@@ -204,7 +205,7 @@ def suggest_place(
     return _with_communities(g, terms, scored, limit)
 
 
-def _imported_files(g: CodeGraph, modules: set[str]) -> set[str]:
+def _imported_files(g: GraphView, modules: set[str]) -> set[str]:
     out = set()
     for module in modules:
         stem_path = module.replace(".", "/")
@@ -216,7 +217,7 @@ def _imported_files(g: CodeGraph, modules: set[str]) -> set[str]:
 
 
 def _with_communities(
-    g: CodeGraph, terms: list[str], scored: list[PlaceFile], limit: int | None
+    g: GraphView, terms: list[str], scored: list[PlaceFile], limit: int | None
 ) -> Placement:
     member = {path: c.id for c in g.communities() for path in c.files}
     files = [

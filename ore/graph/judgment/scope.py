@@ -1,4 +1,5 @@
-"""Which indexed files a judgment looks at: path prefixes, a language, tests and generated code."""
+"""Which indexed files a judgment looks at (path prefixes, a language, tests and generated code
+left out), and the words of an identifier."""
 
 from __future__ import annotations
 
@@ -7,37 +8,20 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import GraphError
-from .languages import LANGUAGES
-from .source import read_source
+from ...errors import GraphError
+from ..index.kinds import is_generated, is_test
+from ..index.languages import LANGUAGES
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
-__all__ = ["dominant_language", "is_generated", "is_test", "need_files", "select", "split_words"]
+__all__ = ["dominant_language", "need_files", "select", "split_words"]
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
-_TEST_FILE = re.compile(
-    r"(^test_.*\.pyi?$|.*_test\.(py|go)$|^conftest\.py$|.*\.(test|spec)\.[cm]?[jt]sx?$)"
-)
-_GENERATED = re.compile(rb"(?i)(code generated .* do not edit|@generated|auto-?generated)")
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
-def is_test(path: str) -> bool:
-    """A test file or test helper: in a test folder, or named like a test (any language)."""
-    parts = path.split("/")
-    return bool(_TEST_FILE.match(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
-
-
-def is_generated(root: str, path: str) -> bool:
-    """A file that says in its first 1 KB that a tool generated it."""
-    head = read_source(root, path, limit=1023)
-    return head is not None and bool(_GENERATED.search(head))
-
-
 def select(
-    g: CodeGraph,
+    g: GraphView,
     paths: Sequence[str] = (),
     *,
     exclude_tests: bool = False,
@@ -60,7 +44,7 @@ def select(
     return out
 
 
-def _prefix(g: CodeGraph, raw: str) -> str:
+def _prefix(g: GraphView, raw: str) -> str:
     name = raw.replace("\\", "/").strip("/")
     while name.startswith("./"):
         name = name[2:]
@@ -71,7 +55,7 @@ def _prefix(g: CodeGraph, raw: str) -> str:
     return g.resolve_file(raw)  # a unique suffix, or a GraphError that says what exists
 
 
-def need_files(g: CodeGraph, files: Sequence[str], what: str) -> None:
+def need_files(g: GraphView, files: Sequence[str], what: str) -> None:
     """GraphError when there is nothing to compare with."""
     if not g.files:
         raise GraphError(f"no source files are indexed under {g.root}; {what} needs some")
@@ -79,7 +63,7 @@ def need_files(g: CodeGraph, files: Sequence[str], what: str) -> None:
         raise GraphError(f"no indexed file matches the scope given; {what} needs some")
 
 
-def dominant_language(g: CodeGraph, language: str | None) -> str:
+def dominant_language(g: GraphView, language: str | None) -> str:
     """`language` checked, or the language most files of the index are in."""
     if language is not None:
         if language not in LANGUAGES:

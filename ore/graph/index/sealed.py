@@ -10,7 +10,7 @@ import contextlib
 import hashlib
 from pathlib import Path
 
-from .._fs import atomic_write, read_regular
+from ..._fs import atomic_write, read_regular
 
 __all__ = ["read_sealed", "write_sealed"]
 

@@ -17,14 +17,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._fs import open_below, read_fd
+from ..._fs import open_below, read_fd
 from .records import FileIndex, Import
 
 __all__ = ["Resolution", "python_module_names", "resolve_all"]
 
 _JS_EXTS = (
-    ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.mts", ".d.cts",
-)  # fmt: skip
+    ".ts",
+    ".tsx",
+    ".d.ts",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".mts",
+    ".cts",
+    ".d.mts",
+    ".d.cts",
+)
 # what tsc tries for a specifier written with an extension: the source, then its declaration file
 _JS_SWAP = {
     ".js": (".ts", ".tsx", ".d.ts"),

@@ -21,16 +21,16 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphError
+from ...errors import GraphError
+from ..results import CloneGroup, Occurrence, SnippetMatch
 from .memo import remembered
-from .results import CloneGroup, Occurrence, SnippetMatch
 from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, family, snippet_shape
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["KINDS", "find_clones", "match_snippet"]
 
@@ -42,7 +42,7 @@ _CONTAINED = 3  # lines matched in order before a snippet counts as found inside
 
 
 def find_clones(
-    g: CodeGraph,
+    g: GraphView,
     *,
     min_lines: int = 5,
     min_tokens: int = 50,
@@ -123,7 +123,7 @@ def _structural(
 
 
 def match_snippet(
-    g: CodeGraph,
+    g: GraphView,
     snippet: str | bytes,
     *,
     language: str | None = None,
@@ -134,8 +134,11 @@ def match_snippet(
     lang = dominant_language(g, language)
     snip = snippet_shape(snippet, lang)
     fam = family(lang)
-    candidates = [p for p in select(g, exclude_tests=exclude_tests)
-                  if family(g.index.files[p].language) == fam]  # fmt: skip
+    candidates = [
+        p
+        for p in select(g, exclude_tests=exclude_tests)
+        if family(g.index.files[p].language) == fam
+    ]
     need_files(g, candidates, "a snippet comparison")
     shapes = load_shapes(g, candidates)
     s_renamed, s_exact = list(snip.renamed), list(snip.exact)
@@ -208,10 +211,13 @@ def _innermost(ranked: list[SnippetMatch]) -> list[SnippetMatch]:
     out: list[SnippetMatch] = []
     for m in ranked:
         if any(
-            o.path == m.path and o.kind == m.kind and o.score == m.score
-            and o.start >= m.start and o.end <= m.end
+            o.path == m.path
+            and o.kind == m.kind
+            and o.score == m.score
+            and o.start >= m.start
+            and o.end <= m.end
             for o in out
-        ):  # fmt: skip
+        ):
             continue
         out.append(m)
     return out

@@ -19,10 +19,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 
-from .extract import MAX_BYTES
-from .results import CloneGroup, Occurrence
+from ..index.extract import MAX_BYTES
+from ..index.source import read_source
+from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, line_tokens
-from .source import read_source
 
 __all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
 
@@ -82,9 +82,12 @@ def line_groups(
             for h, j in found_at[a + 1 :]:
                 kh = keys[h]
                 if (
-                    i and j and kf[i - 1] == kh[j - 1] and i - 1 in seeds[f]
+                    i
+                    and j
+                    and kf[i - 1] == kh[j - 1]
+                    and i - 1 in seeds[f]
                     and not (f == h and j - 1 <= i)
-                ):  # fmt: skip
+                ):
                     continue  # the window a line up seeded this pair already
                 p, q = i, j  # a pair grows both ways: its first lines may be boilerplate
                 while p and q and kf[p - 1] == kh[q - 1]:
@@ -101,8 +104,9 @@ def line_groups(
                     if texts.of(f, p, n) == texts.of(h, q, n):
                         continue  # an exact clone: reported as one
                 elif ends is not None:
-                    found = _ends((views[f], p, files[f]), (views[h], q, files[h]), n, m,
-                                  min_tokens, ends)  # fmt: skip
+                    found = _ends(
+                        (views[f], p, files[f]), (views[h], q, files[h]), n, m, min_tokens, ends
+                    )
                     if found is None:
                         continue
                     before, after = found
@@ -192,8 +196,10 @@ def _ends(
     tokens = sum(view_a[2][i : i + n])  # the same lines: the same tokens on both sides
     if tokens >= min_tokens and _span(view_a, i, n, 0, 0) >= m and _span(view_b, j, n, 0, 0) >= m:
         return 0, 0
-    if not (_reaches(view_a, i, n, tokens, m, min_tokens)
-            and _reaches(view_b, j, n, tokens, m, min_tokens)):  # fmt: skip
+    if not (
+        _reaches(view_a, i, n, tokens, m, min_tokens)
+        and _reaches(view_b, j, n, tokens, m, min_tokens)
+    ):
         return None
     before = after = 0
     if i and j:

@@ -42,10 +42,9 @@ from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 from typing import Any
 
-from .._fs import atomic_write, open_regular
-from ..paths import ore_home
+from ..._fs import atomic_write, open_regular
+from ...paths import ore_home
 from .records import Edge, FileIndex, Import, Symbol
-from .sealed import read_sealed, write_sealed
 
 __all__ = [
     "BLOCK",
@@ -64,11 +63,9 @@ __all__ = [
     "name_index",
     "read_cache",
     "read_head",
-    "read_sealed",
     "read_section",
     "records_of",
     "write_cache",
-    "write_sealed",
 ]
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
@@ -106,7 +103,7 @@ class Head:
     non-UTF-8) and the counts of symbols, imports and references; `edges` four: source, target,
     kind, weight (sorted). `spans` are each section's (offset in the file, length, checksum);
     `seal` the head's own checksum, which names this write of the file; `edges_key` a digest of
-    the paths and edges (`derived` keeps PageRank and communities by it)."""
+    the paths and edges (`queries.derived` keeps PageRank and communities by it)."""
 
     indexed_ns: int
     files: _Columns
@@ -412,8 +409,8 @@ def _check_imports(imports: _Columns, counts: tuple[int, ...]) -> None:
 
 def _check_names(value: Any, rows: int) -> tuple[Any, ...]:
     """The name index with its integer arrays decoded, or ValueError/TypeError. Only shapes are
-    checked here (a bad offset slices wrong, never out of bounds); `stored.find_symbols` checks
-    each row number it uses."""
+    checked here (a bad offset slices wrong, never out of bounds); `queries.symbols.find_symbols`
+    checks each row number it uses."""
     words, *arrays = value
     if type(words) is not str or len(arrays) != 3:
         raise ValueError("a name index of the wrong shape")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .render import table
-from .results import (
+from ..results import (
     CloneGroup,
     Consistency,
     Convention,
@@ -16,6 +15,7 @@ from .results import (
     SimilarMatch,
     SnippetMatch,
 )
+from .tables import table
 
 __all__ = [
     "clones_text",

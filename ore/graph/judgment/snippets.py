@@ -15,22 +15,35 @@ import re
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from ..errors import GraphError
-from .languages import language_for
+from ...errors import GraphError
+from ..index.languages import language_for
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
-    from .results import SnippetMatch
+    from ..results import SnippetMatch
 
-__all__ = ["Piece", "added_code", "duplicates_in", "one_snippet", "pieces"]
+__all__ = ["Compares", "Piece", "added_code", "duplicates_in", "one_snippet", "pieces"]
 
 _HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 #: Runs of added code compared one by one for duplicates (the largest, when a diff has more).
 MAX_RUNS = 20
 _MIN_RUN_LINES = 3
+
+
+class Compares(Protocol):
+    """What `duplicates_in` asks of a graph: where a snippet already exists (`CodeGraph` is
+    one)."""
+
+    def duplicates_of(
+        self,
+        snippet: str | bytes,
+        *,
+        language: str | None = ...,
+        limit: int | None = ...,
+        exclude_tests: bool = ...,
+    ) -> list[SnippetMatch]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +72,8 @@ def added_code(text: str) -> list[Piece] | None:
     def close() -> None:
         if run and any(line.strip() for line in run):
             body = textwrap.dedent("\n".join(run)).strip("\n") + "\n"
-            out.append(Piece(body, language_for(path) if path else None, path, run_start,
-                             run_start + len(run) - 1))  # fmt: skip
+            language = language_for(path) if path else None
+            out.append(Piece(body, language, path, run_start, run_start + len(run) - 1))
         run.clear()
 
     for line in lines:
@@ -155,7 +168,7 @@ def one_snippet(text: str, language: str | None = None, name: str = "") -> tuple
 
 
 def duplicates_in(
-    g: CodeGraph,
+    g: Compares,
     text: str,
     *,
     language: str | None = None,

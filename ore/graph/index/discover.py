@@ -67,18 +67,22 @@ class Discovery:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
+#: What each git call sets with `-c`, outranking every config file.
+_GIT_SETTINGS = (
+    "core.fsmonitor=false",  # the hook git runs on every index read
+    "core.useBuiltinFSMonitor=false",
+    f"core.hooksPath={os.devnull}",
+    "core.untrackedCache=false",
+    f"core.excludesFile={os.devnull}",  # a path outside the root (a FIFO would hang git)
+    "protocol.allow=never",  # a lazy fetch runs a transport (`ext::` runs any command)
+)
 #: Every git call ORE makes starts so: nothing the repository configures can run.
 GIT_COMMAND = (
     "git",
     "--no-pager",
     "--no-optional-locks",
-    "-c", "core.fsmonitor=false",  # the hook git runs on every index read
-    "-c", "core.useBuiltinFSMonitor=false",
-    "-c", f"core.hooksPath={os.devnull}",
-    "-c", "core.untrackedCache=false",
-    "-c", f"core.excludesFile={os.devnull}",  # a path outside the root (a FIFO would hang git)
-    "-c", "protocol.allow=never",  # a lazy fetch runs a transport (`ext::` runs any command)
-)  # fmt: skip
+    *(arg for setting in _GIT_SETTINGS for arg in ("-c", setting)),
+)
 
 _LS_FILES = ("ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
 _GIT_ENV = {

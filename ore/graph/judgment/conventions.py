@@ -25,15 +25,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphError
+from ...errors import GraphError
+from ..index.kinds import is_test
+from ..results import Convention, Pattern
 from .memo import remembered
-from .results import Convention, Pattern
-from .scope import is_test, need_files, select, split_words
+from .scope import need_files, select, split_words
 from .shapecache import load_shapes
 from .shapes import family
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["TOPICS", "find_conventions", "name_style", "styles_fit"]
 
@@ -41,6 +42,20 @@ TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
 _SHOWN = 8
 _STDLIB = frozenset(sys.stdlib_module_names)
 
+#: How a JS/TS import of each kind is counted (the rest: `import ... from`).
+_JS_IMPORTS = {
+    "require": "require()",
+    "type": "import type",
+    "export": "re-exports",
+    "dynamic": "dynamic import()",
+}
+#: The import patterns that count imports (each import is one of them): the shares' denominator.
+_IMPORT_STYLES = (
+    "absolute imports",
+    "relative imports",
+    "relative specifiers",
+    "package specifiers",
+)
 _TEST_NAMES = (
     ("test_*.py", re.compile(r"(^|/)test_[^/]*\.pyi?$")),
     ("*_test.py", re.compile(r"_test\.py$")),
@@ -86,7 +101,7 @@ def styles_fit(style: str, dominant: str) -> bool:
 
 
 def find_conventions(
-    g: CodeGraph, topic: str | None = None, *, paths: Sequence[str] = ()
+    g: GraphView, topic: str | None = None, *, paths: Sequence[str] = ()
 ) -> list[Convention]:
     """The conventions of one topic, or of all of them (`topic=None`)."""
     if topic is not None and topic not in TOPICS:
@@ -106,7 +121,7 @@ def find_conventions(
     return out
 
 
-def _find(g: CodeGraph, topic: str, files: list[str]) -> Convention:
+def _find(g: GraphView, topic: str, files: list[str]) -> Convention:
     return _convention(topic, _tally(g, topic, files), files)
 
 
@@ -120,7 +135,7 @@ def _convention_of(row: tuple[Any, ...]) -> Convention:
     return Convention(str(topic), int(files), tuple(Pattern(*p) for p in patterns), str(summary))
 
 
-def _tally(g: CodeGraph, topic: str, files: Sequence[str]) -> _Tally:
+def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
     tally = _Tally()
     if topic == "naming":
         families = Counter(family(g.index.files[p].language) for p in files)
@@ -155,7 +170,7 @@ def _tally(g: CodeGraph, topic: str, files: Sequence[str]) -> _Tally:
     return tally
 
 
-def _import_patterns(g: CodeGraph, path: str, tally: _Tally) -> None:
+def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
     record = g.index.files[path]
     externals = set(g.index.externals.get(path, ()))
     order: list[int] = []
@@ -173,16 +188,16 @@ def _import_patterns(g: CodeGraph, path: str, tally: _Tally) -> None:
         elif family(record.language) == "js":
             relative = imp.module.startswith(".")
             tally.add("relative specifiers" if relative else "package specifiers", where)
-            tally.add({"require": "require()", "type": "import type", "export": "re-exports",
-                       "dynamic": "dynamic import()"}.get(imp.kind, "import ... from"), where)  # fmt: skip
+            tally.add(_JS_IMPORTS.get(imp.kind, "import ... from"), where)
             if imp.names and imp.names[0] == "default":
                 tally.add("default imports", where)
         else:
             tally.add(f"{imp.kind} {('aliased' if imp.binds and imp.names else '')}".strip(), where)
     if len(set(order)) > 1:
-        grouped = order == sorted(order)
-        tally.add("stdlib, third-party, local in that order" if grouped
-                  else "imports not grouped by origin", f"{path}:1", path)  # fmt: skip
+        label = "stdlib, third-party, local in that order"
+        if order != sorted(order):
+            label = "imports not grouped by origin"
+        tally.add(label, f"{path}:1", path)
 
 
 def _fold_one_word_names(tally: _Tally) -> None:
@@ -203,8 +218,7 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
         _fold_one_word_names(tally)
         for label, n in tally.counts.items():
             totals[label.split(" names")[0]] += n if ": " in label else 0
-    imports = sum(n for label, n in tally.counts.items() if label in ("absolute imports",
-                  "relative imports", "relative specifiers", "package specifiers"))  # fmt: skip
+    imports = sum(n for label, n in tally.counts.items() if label in _IMPORT_STYLES)
     for label, count in tally.counts.items():
         if topic == "naming":
             denominator = totals[label.split(" names")[0]] or count
@@ -212,9 +226,8 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
             denominator = imports or count
         else:
             denominator = len(files) or 1
-            count_files = tally.files.get(label, count)
-            patterns.append(Pattern(label, count, round(min(1.0, count_files / denominator), 4),
-                                    tally.where[label]))  # fmt: skip
+            share = round(min(1.0, tally.files.get(label, count) / denominator), 4)
+            patterns.append(Pattern(label, count, share, tally.where[label]))
             continue
         patterns.append(Pattern(label, count, round(count / denominator, 4), tally.where[label]))
     patterns.sort(key=lambda p: (-p.share, -p.count, p.name))

@@ -19,21 +19,40 @@ import math
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..errors import GraphError
-from .results import Signature
-from .scope import is_test
+from ...errors import GraphError
+from ..index.kinds import is_test
+from ..results import Cycle, FileScore, GraphStats, Hits, Signature
+from .conventions import find_conventions
+from .view import GraphView
 
-if TYPE_CHECKING:
-    from .graph import CodeGraph
-
-__all__ = ["DEFAULT_TOKENS", "LEVELS", "build_signature", "count_tokens"]
+__all__ = ["DEFAULT_TOKENS", "LEVELS", "Overview", "build_signature", "count_tokens"]
 
 LEVELS = ("lean", "standard", "deep", "max")
 DEFAULT_TOKENS = {"lean": 300, "standard": 1000, "deep": 2000, "max": 4000}
 _WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+class Overview(GraphView, Protocol):
+    """A graph as the signature reads it: a judgment's view, and the structure queries whose
+    answers it summarises (`CodeGraph` is one)."""
+
+    @property
+    def incoming(self) -> Mapping[str, Mapping[str, float]]: ...
+
+    @property
+    def imports(self) -> Mapping[str, Mapping[str, float]]: ...
+
+    def stats(self) -> GraphStats: ...
+
+    def top_files(self, limit: int | None = ...) -> list[FileScore]: ...
+
+    def hits(self, limit: int | None = ...) -> Hits: ...
+
+    def cycles(self, limit: int | None = ...) -> list[Cycle]: ...
 
 
 @dataclass(frozen=True)
@@ -85,7 +104,7 @@ class _Budget:
 
 
 def build_signature(
-    g: CodeGraph, level: str = "standard", max_tokens: int | None = None
+    g: Overview, level: str = "standard", max_tokens: int | None = None
 ) -> Signature:
     """The signature of `g` at `level`, within `max_tokens` (default: the level's own)."""
     if level not in LEVELS:
@@ -127,7 +146,7 @@ def build_signature(
         budget.section("authorities (relied on):", [f"  {x.path}" for x in h.authorities])
     if plan.conventions and g.files:
         lines = []
-        for c in g.conventions():
+        for c in find_conventions(g):
             lines.append(f"  {c.topic}: {c.summary}")
             if plan.conventions > 1:
                 lines += [f"    {p.name} ({p.count}, e.g. {p.example})" for p in c.patterns[:3]]
@@ -136,7 +155,7 @@ def build_signature(
     return Signature(level, limit, budget.used, text)
 
 
-def _public(g: CodeGraph, path: str) -> list[str]:
+def _public(g: GraphView, path: str) -> list[str]:
     return [
         s.name
         for s in g.index.files[path].symbols
@@ -145,14 +164,14 @@ def _public(g: CodeGraph, path: str) -> list[str]:
     ]
 
 
-def _community(g: CodeGraph, files: tuple[str, ...]) -> str:
+def _community(g: GraphView, files: tuple[str, ...]) -> str:
     folders = Counter(posixpath.dirname(p) or "." for p in files)
     folder, _n = folders.most_common(1)[0]
     best = sorted(files, key=lambda p: (-g.pagerank[p], p))[:3]
     return f"  {folder}/ ({len(files)} files): " + ", ".join(best)
 
 
-def _key_symbols(g: CodeGraph, limit: int) -> list[str]:
+def _key_symbols(g: Overview, limit: int) -> list[str]:
     uses: Counter[str] = Counter()
     for record in g.index.files.values():
         for name, count in record.refs:
@@ -167,7 +186,7 @@ def _key_symbols(g: CodeGraph, limit: int) -> list[str]:
     return [f"  {sig}  [{path}:{line}, {-n} uses]" for n, path, line, sig in rows[:limit]]
 
 
-def _folders(g: CodeGraph, limit: int) -> list[str]:
+def _folders(g: Overview, limit: int) -> list[str]:
     pairs: Counter[tuple[str, str]] = Counter()
     for source, targets in g.imports.items():
         a = posixpath.dirname(source) or "."

@@ -19,18 +19,19 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import GraphError
+from ...errors import GraphError
+from ..index.extract import extract
+from ..index.kinds import is_test
+from ..index.records import FileIndex, Symbol
+from ..results import Consistency, Deviation
 from .conventions import name_style, styles_fit
-from .extract import extract
-from .records import FileIndex, Symbol
-from .results import Consistency, Deviation
-from .scope import dominant_language, is_test, need_files, select
+from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, family, snippet_shape, snippet_text
 from .similar import parameters
 
 if TYPE_CHECKING:
-    from .graph import CodeGraph
+    from .view import GraphView
 
 __all__ = ["CRITERIA", "DOMINANT", "check_consistency"]
 
@@ -43,7 +44,7 @@ _LOGGER = re.compile(r"(logger|logging|log|LOGGER|_logger)\.\w+\(\)|logging\.get
 
 
 def check_consistency(
-    g: CodeGraph,
+    g: GraphView,
     snippet: str | bytes,
     *,
     paths: Sequence[str] = (),
@@ -82,7 +83,7 @@ def _deviation(criterion: str, bad: list[str], checked: int) -> Deviation:
     return Deviation(criterion, round(min(1.0, score), 4), checked, tuple(bad))
 
 
-def _naming(g: CodeGraph, scope: list[str], symbols: tuple[Symbol, ...], label: str) -> Deviation:
+def _naming(g: GraphView, scope: list[str], symbols: tuple[Symbol, ...], label: str) -> Deviation:
     styles: dict[str, Counter[str]] = {}
     for path in scope:
         for s in g.index.files[path].symbols:
@@ -100,8 +101,10 @@ def _naming(g: CodeGraph, scope: list[str], symbols: tuple[Symbol, ...], label: 
         checked += 1
         style = name_style(s.name)
         if not styles_fit(style, best):
-            bad.append(f"{s.kind} names are {best} in {share:.0%} of {label} ({total}); "
-                       f"`{s.name}` is {style}")  # fmt: skip
+            bad.append(
+                f"{s.kind} names are {best} in {share:.0%} of {label} ({total}); "
+                f"`{s.name}` is {style}"
+            )
     return _deviation("naming", bad, checked)
 
 
@@ -117,7 +120,7 @@ def _dominant(counts: Counter[str]) -> tuple[str, float]:
     return best, n / sum(folded.values())
 
 
-def _imports(g: CodeGraph, scope: list[str], record: FileIndex, label: str) -> Deviation:
+def _imports(g: GraphView, scope: list[str], record: FileIndex, label: str) -> Deviation:
     relative = absolute = stars = total = 0
     for path in scope:
         for imp in g.index.files[path].imports:
@@ -133,19 +136,23 @@ def _imports(g: CodeGraph, scope: list[str], record: FileIndex, label: str) -> D
         local = imp.level > 0 or imp.module.startswith(".")
         shown = ("." * imp.level + imp.module) or imp.module
         if total and local and absolute / total >= DOMINANT:
-            bad.append(f"imports are absolute in {absolute / total:.0%} of {label}; "
-                       f"`{shown}` is relative")  # fmt: skip
+            bad.append(
+                f"imports are absolute in {absolute / total:.0%} of {label}; `{shown}` is relative"
+            )
         elif total and not local and relative / total >= DOMINANT and record.language != "python":
-            bad.append(f"imports are relative in {relative / total:.0%} of {label}; "
-                       f"`{shown}` is not")  # fmt: skip
+            bad.append(
+                f"imports are relative in {relative / total:.0%} of {label}; `{shown}` is not"
+            )
         elif "*" in imp.names and total and stars / total < 1 - DOMINANT:
-            bad.append(f"star imports are {stars / total:.0%} of {label}'s imports; "
-                       f"`from {shown} import *` is one")  # fmt: skip
+            bad.append(
+                f"star imports are {stars / total:.0%} of {label}'s imports; "
+                f"`from {shown} import *` is one"
+            )
     return _deviation("imports", bad, checked)
 
 
 def _structure(
-    g: CodeGraph, scope: list[str], record: FileIndex, shape: FileShape, text: str, label: str
+    g: GraphView, scope: list[str], record: FileIndex, shape: FileShape, text: str, label: str
 ) -> Deviation:
     lengths: list[int] = []
     counts: list[int] = []

@@ -1,0 +1,32 @@
+"""What kind of file an indexed path is, beyond its language: a test, or generated code.
+
+Ranking gives tests less weight (`queries.derived`), and the judgments leave tests and generated
+files out when asked (`judgment.scope`), so both read these rules from here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .source import read_source
+
+__all__ = ["is_generated", "is_test"]
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
+_TEST_FILE = re.compile(
+    r"(^test_.*\.pyi?$|.*_test\.(py|go)$|^conftest\.py$|.*\.(test|spec)\.[cm]?[jt]sx?$)"
+)
+_GENERATED = re.compile(rb"(?i)(code generated .* do not edit|@generated|auto-?generated)")
+
+
+def is_test(path: str) -> bool:
+    """A test file or test helper: in a test folder, or named like a test (any language)."""
+    parts = path.split("/")
+    return bool(_TEST_FILE.match(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+
+
+def is_generated(root: str | os.PathLike[str], path: str) -> bool:
+    """A file that says in its first 1 KB that a tool generated it."""
+    head = read_source(root, path, limit=1023)
+    return head is not None and bool(_GENERATED.search(head))
