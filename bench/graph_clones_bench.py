@@ -83,8 +83,21 @@ def run_jscpd(
     binary: str, root: Path, files: list[str], a: argparse.Namespace
 ) -> list[list[Place]]:
     with tempfile.TemporaryDirectory(prefix="ore-jscpd-") as out:
-        cmd = [binary, "--min-lines", str(a.min_lines), "--min-tokens", str(a.min_tokens),
-               "--format", "python", "--reporters", "json", "--output", out, "--silent", *files]  # fmt: skip
+        cmd = [
+            binary,
+            "--min-lines",
+            str(a.min_lines),
+            "--min-tokens",
+            str(a.min_tokens),
+            "--format",
+            "python",
+            "--reporters",
+            "json",
+            "--output",
+            out,
+            "--silent",
+            *files,
+        ]
         subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=True)
         report = json.loads((Path(out) / "jscpd-report.json").read_text())
     groups = []
@@ -195,17 +208,27 @@ def recall(
 
 
 CATEGORIES = {
-    "comment tokens": "ORE holds it with no token minimum; the places hold comments, which "
-    "jscpd counts as tokens and ORE drops",
-    "token count": "ORE holds it with no token minimum; the tool's lexer makes more tokens of "
-    "the same text (jscpd 5: `**` or a string's quotes as tokens of their own)",
-    "boilerplate": "ORE holds it only when windows seen more than 64 times are kept: ORE "
-    "drops those as boilerplate (`runs.BUCKET_CAP`)",
-    "short run": "ORE holds the places with a clone below the minimum lines: the tool's clone "
-    "runs on across lines ORE does not match (a comment line at its end, which jscpd counts, or "
-    "the same tokens broken into lines differently for a line or two)",
-    "line breaks": "no common run of even two whole lines: the same tokens broken into lines "
-    "differently (or, for jscpd 4, a second place that is not where the clone is)",
+    "comment tokens": (
+        "ORE holds it with no token minimum; the places hold comments, which "
+        "jscpd counts as tokens and ORE drops"
+    ),
+    "token count": (
+        "ORE holds it with no token minimum; the tool's lexer makes more tokens of "
+        "the same text (jscpd 5: `**` or a string's quotes as tokens of their own)"
+    ),
+    "boilerplate": (
+        "ORE holds it only when windows seen more than 64 times are kept: ORE "
+        "drops those as boilerplate (`runs.BUCKET_CAP`)"
+    ),
+    "short run": (
+        "ORE holds the places with a clone below the minimum lines: the tool's clone "
+        "runs on across lines ORE does not match (a comment line at its end, which jscpd counts, or "
+        "the same tokens broken into lines differently for a line or two)"
+    ),
+    "line breaks": (
+        "no common run of even two whole lines: the same tokens broken into lines "
+        "differently (or, for jscpd 4, a second place that is not where the clone is)"
+    ),
     "unexplained": "ORE has a clone of these places meeting both minimums that it did not report",
 }
 
@@ -213,8 +236,15 @@ CATEGORIES = {
 class Why:
     """Why ORE has no group holding a reported clone (a key of `CATEGORIES`)."""
 
-    def __init__(self, root: Path, shapes: dict[str, Any], tokenless: Index, loose: Index,
-                 uncapped: dict[int, Index], min_lines: int) -> None:  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        shapes: dict[str, Any],
+        tokenless: Index,
+        loose: Index,
+        uncapped: dict[int, Index],
+        min_lines: int,
+    ) -> None:
         self.root, self.shapes, self.tokenless, self.loose = root, shapes, tokenless, loose
         self.uncapped, self.min_lines = uncapped, min_lines
         self.comments: dict[str, set[int]] = {}
@@ -312,8 +342,11 @@ def unseen(ore: list[Any], reported: dict[str, list[list[Place]]]) -> dict[str, 
     for group in ore:
         if group.kind == "exact" or not all(o.path.endswith(".py") for o in group.occurrences):
             continue
-        hit = any(overlaps(r, (o.start, o.end)) for o in group.occurrences
-                  for r in by_file.get(o.path, []))  # fmt: skip
+        hit = any(
+            overlaps(r, (o.start, o.end))
+            for o in group.occurrences
+            for r in by_file.get(o.path, [])
+        )
         out[f"{group.kind} {'also reported' if hit else 'unseen'}"] += 1
     return dict(sorted(out.items()))
 
@@ -346,8 +379,10 @@ def package(root: Path, tools: dict[str, Any], a: argparse.Namespace) -> dict[st
     }
     loose = Index(g.duplicates(min_lines=2, min_tokens=1, kinds=kinds))
     with uncapped():
-        wide = {t: Index(g.duplicates(min_lines=a.min_lines, min_tokens=t, kinds=kinds))
-                for t in (1, a.min_tokens)}  # fmt: skip
+        wide = {
+            t: Index(g.duplicates(min_lines=a.min_lines, min_tokens=t, kinds=kinds))
+            for t in (1, a.min_tokens)
+        }
     why = Why(root, shapes, Index(ore[1]), loose, wide, a.min_lines)
     recalls = {}
     for name, groups in reported.items():
@@ -443,8 +478,10 @@ def main() -> None:
 
 def show(report: dict[str, Any], every_miss: bool) -> None:
     for name, r in report.items():
-        print(f"{name}: {r['files']} Python files; 1-min load {r['load_1min']}; "
-              f"ORE groups {r['ore_groups']}")  # fmt: skip
+        print(
+            f"{name}: {r['files']} Python files; 1-min load {r['load_1min']}; "
+            f"ORE groups {r['ore_groups']}"
+        )
         for tool, seconds in r["seconds"].items():
             print(f"  {tool:<30} {seconds:8.3f} s")
         for tool, rec in r["recall"].items():

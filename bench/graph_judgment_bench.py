@@ -325,16 +325,28 @@ def main() -> None:
         install(site)
     try:
         report = {
-            "ore": measure(ORE_TREE, "ore/graph/graph.py", "open_graph", "rank files by pagerank", args.runs),
-            "django": measure(site / "django", "db/models/base.py", "get_valid_filename",
-                              "validate email addresses in forms", args.runs),
-            "django_commands": commands(site / "django", "db/models/base.py", "get_valid_filename",
-                                        "validate email addresses in forms", args.runs),
+            "ore": measure(
+                ORE_TREE, "ore/graph/graph.py", "open_graph", "rank files by pagerank", args.runs
+            ),
+            "django": measure(
+                site / "django",
+                "db/models/base.py",
+                "get_valid_filename",
+                "validate email addresses in forms",
+                args.runs,
+            ),
+            "django_commands": commands(
+                site / "django",
+                "db/models/base.py",
+                "get_valid_filename",
+                "validate email addresses in forms",
+                args.runs,
+            ),
             "ranking_ore": ranking_ore(),
             "ranking_django": ranking_django(site),
             "renamed_snippets_django": renamed_snippets(site),
             "symilar_django": symilar_recall(site, args.pylint),
-        }  # fmt: skip
+        }
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
@@ -343,8 +355,10 @@ def main() -> None:
         return
     for tree in ("ore", "django"):
         r = report[tree]
-        print(f"{tree}: {r['files']} files; duplicates cold {r['duplicates_cold']:.3f} s; "
-              f"clone groups {r['clone_groups']}")  # fmt: skip
+        print(
+            f"{tree}: {r['files']} files; duplicates cold {r['duplicates_cold']:.3f} s; "
+            f"clone groups {r['clone_groups']}"
+        )
         for key, seconds in r["seconds"].items():
             print(f"  {key:<26} {seconds:.3f} s  {r['x_dependents'][key]:.2f}x dependents")
     r = report["django_commands"]

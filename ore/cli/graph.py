@@ -133,8 +133,13 @@ def _neighbors(direction: str) -> Callable[..., None]:
     return command
 
 
-_DEPTH = click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True,
-                      help="Follow edges this many hops (transitive).")  # fmt: skip
+_DEPTH = click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Follow edges this many hops (transitive).",
+)
 
 graph.command(
     "dependents",
@@ -175,8 +180,13 @@ def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> N
 @graph.command()
 @click.argument("file")
 @click.option("--line", "lines", type=int, multiple=True, required=True, help="1-based; repeat.")
-@click.option("--window", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Lines of context on each side.")  # fmt: skip
+@click.option(
+    "--window",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Lines of context on each side.",
+)
 @_common(None)
 def context(file: str, lines: tuple[int, ...], window: int, root: str, as_json: bool) -> None:
     """Show the code around lines of FILE, overlapping windows merged.
@@ -231,8 +241,14 @@ def cycles(root: str, as_json: bool, limit: int) -> None:
 
 
 @graph.command()
-@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot", "mermaid"]),
-              default="json", show_default=True, help="Output format.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "graphml", "dot", "mermaid"]),
+    default="json",
+    show_default=True,
+    help="Output format.",
+)
 @_common(None)
 def export(fmt: str, root: str, as_json: bool) -> None:
     """Write the whole graph (nodes and weighted, typed edges) to stdout.

@@ -42,9 +42,12 @@ def common(limit: int | None, *, optional_limit: bool = False) -> Callable[[F], 
         )(f)
         if limit is not None or optional_limit:
             f = click.option(
-                "--limit", type=click.IntRange(min=1), default=limit, show_default=limit is not None,
+                "--limit",
+                type=click.IntRange(min=1),
+                default=limit,
+                show_default=limit is not None,
                 help="At most this many results.",
-            )(f)  # fmt: skip
+            )(f)
         return f
 
     return decorate

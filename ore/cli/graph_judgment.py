@@ -17,8 +17,8 @@ from .graph_common import common, emit, open_root, read_snippet
 
 __all__ = ["JUDGMENT_COMMANDS", "search_by_file"]
 
-# The graph's own choices (tests/test_graph_cli_judgment.py holds them equal), spelled out here
-# so that `--help` and usage errors need no import of the graph.
+# The graph's own choices (tests/graph/test_graph_cli_judgment.py holds them equal), spelled out
+# here so that `--help` and usage errors need no import of the graph.
 KINDS = ("exact", "renamed", "structural")
 MODES = ("name", "signature", "shape")
 TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
@@ -41,18 +41,38 @@ def _name_of(source: str) -> str:
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
-@click.option("--min-lines", type=click.IntRange(min=2), default=None,
-              help="Clones spanning at least this many lines.  [default: 5]")  # fmt: skip
-@click.option("--min-tokens", type=click.IntRange(min=1), default=None,
-              help="Clones of at least this many tokens.  [default: 50]")  # fmt: skip
+@click.option(
+    "--min-lines",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Clones spanning at least this many lines.  [default: 5]",
+)
+@click.option(
+    "--min-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Clones of at least this many tokens.  [default: 50]",
+)
 @click.option("--exclude-tests", is_flag=True, help="Leave out test files and generated code.")
-@click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
-              help="Only these kinds of clone (repeat).  [default: all]")  # fmt: skip
+@click.option(
+    "--kind",
+    "kinds",
+    type=click.Choice(KINDS),
+    multiple=True,
+    help="Only these kinds of clone (repeat).  [default: all]",
+)
 @common(None, optional_limit=True)
 def duplicates(
-    paths: tuple[str, ...], snippet: str | None, min_lines: int | None, min_tokens: int | None,
-    exclude_tests: bool, kinds: tuple[str, ...], root: str, as_json: bool, limit: int | None,
-) -> None:  # fmt: skip
+    paths: tuple[str, ...],
+    snippet: str | None,
+    min_lines: int | None,
+    min_tokens: int | None,
+    exclude_tests: bool,
+    kinds: tuple[str, ...],
+    root: str,
+    as_json: bool,
+    limit: int | None,
+) -> None:
     """Find duplicated code: clone groups under PATH (the whole tree when none), or where the
     --snippet code already exists.
 
@@ -79,24 +99,40 @@ def duplicates(
 
             text = read_snippet(snippet)
             matches = duplicates_in(
-                open_root(root), text, name=_name_of(snippet), limit=limit or 10,
+                open_root(root),
+                text,
+                name=_name_of(snippet),
+                limit=limit or 10,
                 exclude_tests=exclude_tests,
-            )  # fmt: skip
-            emit(as_json, [m.to_dict() for m in matches],
-                 lambda: snippet_matches_text(matches), "no code like the snippet")  # fmt: skip
+            )
+            emit(
+                as_json,
+                [m.to_dict() for m in matches],
+                lambda: snippet_matches_text(matches),
+                "no code like the snippet",
+            )
             return
         groups = open_root(root).duplicates(
-            min_lines=min_lines or 5, min_tokens=min_tokens or 50, paths=paths,
-            exclude_tests=exclude_tests, kinds=kinds or KINDS, limit=limit,
-        )  # fmt: skip
+            min_lines=min_lines or 5,
+            min_tokens=min_tokens or 50,
+            paths=paths,
+            exclude_tests=exclude_tests,
+            kinds=kinds or KINDS,
+            limit=limit,
+        )
         emit(as_json, [c.to_dict() for c in groups], lambda: clones_text(groups), "no duplicates")
 
 
 @click.command()
 @click.argument("name", required=False)
 @click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
-@click.option("--mode", type=click.Choice(MODES), default="name", show_default=True,
-              help="Compare identifier words, parameter shape, or syntax-tree shape.")  # fmt: skip
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="name",
+    show_default=True,
+    help="Compare identifier words, parameter shape, or syntax-tree shape.",
+)
 @common(10)
 def similar(
     name: str | None, snippet: str | None, mode: str, root: str, as_json: bool, limit: int
@@ -129,8 +165,13 @@ def similar(
 
 @click.command()
 @click.argument("topic", required=False, type=click.Choice(TOPICS))
-@click.option("--path", "paths", multiple=True, metavar="PATH",
-              help="Learn from files under PATH only (repeat).  [default: the whole tree]")  # fmt: skip
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    help="Learn from files under PATH only (repeat).  [default: the whole tree]",
+)
 @common(None)
 def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: bool) -> None:
     """Show the house conventions: recurring patterns of the highest-ranked files, with counts,
@@ -150,17 +191,35 @@ def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: b
 
 @click.command()
 @click.option("--snippet", metavar="FILE|-", required=True, help=_SNIPPET_HELP)
-@click.option("--with", "with_paths", multiple=True, metavar="PATH",
-              help="Hold the snippet to the conventions of files under PATH (repeat).")  # fmt: skip
-@click.option("--lang", "language", type=click.Choice(LANGUAGES),
-              help="Compare with files of this language.  [default: the snippet's]")  # fmt: skip
-@click.option("--criteria", type=click.Choice(CRITERIA), default="all", show_default=True,
-              help="What to check.")  # fmt: skip
+@click.option(
+    "--with",
+    "with_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Hold the snippet to the conventions of files under PATH (repeat).",
+)
+@click.option(
+    "--lang",
+    "language",
+    type=click.Choice(LANGUAGES),
+    help="Compare with files of this language.  [default: the snippet's]",
+)
+@click.option(
+    "--criteria",
+    type=click.Choice(CRITERIA),
+    default="all",
+    show_default=True,
+    help="What to check.",
+)
 @common(None)
 def consistent(
-    snippet: str, with_paths: tuple[str, ...], language: str | None, criteria: str, root: str,
+    snippet: str,
+    with_paths: tuple[str, ...],
+    language: str | None,
+    criteria: str,
+    root: str,
     as_json: bool,
-) -> None:  # fmt: skip
+) -> None:
     """Score how far the --snippet code strays from the house conventions: 0 is consistent, 1
     is against every one, with each concrete deviation.
 
@@ -205,10 +264,19 @@ def place(description: str, snippet: str | None, root: str, as_json: bool, limit
 
 
 @click.command()
-@click.option("--level", type=click.Choice(LEVELS), default="standard", show_default=True,
-              help="How much to say (budgets 300, 1000, 2000, 4000 tokens).")  # fmt: skip
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
-              help="Never more than this many tokens.  [default: the level's]")  # fmt: skip
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="standard",
+    show_default=True,
+    help="How much to say (budgets 300, 1000, 2000, 4000 tokens).",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Never more than this many tokens.  [default: the level's]",
+)
 @common(None)
 def signature(level: str, max_tokens: int | None, root: str, as_json: bool) -> None:
     """Print the codebase signature: the compact picture of the tree (central files and their
@@ -230,8 +298,13 @@ def signature(level: str, max_tokens: int | None, root: str, as_json: bool) -> N
 
 @click.command()
 @click.option("--language", type=click.Choice(LANGUAGES), help="Only files of this language.")
-@click.option("--sort", type=click.Choice(SORTS), default="rank", show_default=True,
-              help="PageRank, size (largest first) or path.")  # fmt: skip
+@click.option(
+    "--sort",
+    type=click.Choice(SORTS),
+    default="rank",
+    show_default=True,
+    help="PageRank, size (largest first) or path.",
+)
 @common(None, optional_limit=True)
 def files(language: str | None, sort: str, root: str, as_json: bool, limit: int | None) -> None:
     """List the indexed files with language, lines, bytes, symbols and PageRank score.
@@ -252,8 +325,12 @@ def search_by_file(query: str, root: str, as_json: bool, limit: int) -> None:
     from ..graph.render.judgment import file_hits_text
 
     rows = open_root(root).search_by_file(query, limit)
-    emit(as_json, [r.to_dict() for r in rows], lambda: file_hits_text(rows),
-         f"no line contains '{query}'")  # fmt: skip
+    emit(
+        as_json,
+        [r.to_dict() for r in rows],
+        lambda: file_hits_text(rows),
+        f"no line contains '{query}'",
+    )
 
 
 JUDGMENT_COMMANDS: Sequence[click.Command] = (

@@ -32,8 +32,11 @@ COPY = (
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        cwd=root, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -105,9 +108,18 @@ def test_an_explicit_codebase_op_takes_piped_code_or_a_tool_arg(
     assert "shop/orders.py:4-14" in block and "summarize_orders" in block
     fake_ollama.clear_requests()
     given = run_ore(
-        "--tool", "codebase", "--tool-arg", "op=similar", "--tool-arg", "name=summarize_invoices",
-        *GRANT, "anything like it?", env=ore_env, cwd=repo, input=COPY,
-    )  # fmt: skip
+        "--tool",
+        "codebase",
+        "--tool-arg",
+        "op=similar",
+        "--tool-arg",
+        "name=summarize_invoices",
+        *GRANT,
+        "anything like it?",
+        env=ore_env,
+        cwd=repo,
+        input=COPY,
+    )
     assert given.returncode == 0, given.stderr
     assert "Query: similar name=summarize_invoices\n" in tool_block(fake_ollama)
 
@@ -121,9 +133,14 @@ def test_routed_convention_placement_and_consistency_questions(
         (house / rel).write_text(text, encoding="utf-8")
     cases = [
         ("what is the convention for error handling?", None, "errors (", "raise"),
-        ("where should I put code that computes the tax of an invoice?", None, "terms:", "app/billing/tax.py"),
+        (
+            "where should I put code that computes the tax of an invoice?",
+            None,
+            "terms:",
+            "app/billing/tax.py",
+        ),
         ("is this consistent with app?", BAD, "deviation", "`getUser` is camelCase"),
-    ]  # fmt: skip
+    ]
     for prompt, piped, start, needle in cases:
         fake_ollama.clear_requests()
         result = run_ore("--route", *GRANT, prompt, input=piped or b"", env=ore_env, cwd=house)
@@ -148,9 +165,13 @@ def test_hostile_piped_code_is_one_line_and_no_request(
     fake_ollama, ore_env, repo: Path, piped: str, message: str
 ) -> None:
     result = run_ore(
-        "--route", *GRANT, "is this consistent with the codebase?", input=piped, env=ore_env,
+        "--route",
+        *GRANT,
+        "is this consistent with the codebase?",
+        input=piped,
+        env=ore_env,
         cwd=repo,
-    )  # fmt: skip
+    )
     assert result.returncode == 1
     line = [x for x in result.stderr.splitlines() if not x.startswith("[routing] ")]
     assert len(line) == 1 and line[0].startswith("Error: tool 'codebase': op 'consistent'")
@@ -162,9 +183,16 @@ def test_an_empty_repository_is_one_line(fake_ollama, ore_env, tmp_path: Path) -
     empty = tmp_path / "empty"
     empty.mkdir()
     result = run_ore(
-        "--tool", "codebase", "--tool-arg", "op=consistent", *GRANT, "q", input=BAD, env=ore_env,
+        "--tool",
+        "codebase",
+        "--tool-arg",
+        "op=consistent",
+        *GRANT,
+        "q",
+        input=BAD,
+        env=ore_env,
         cwd=empty,
-    )  # fmt: skip
+    )
     assert "no source files are indexed" in one_line_error(result)
     assert fake_ollama.chat_requests() == []
 
@@ -177,8 +205,10 @@ def test_the_graph_commands_through_the_installed_ore(ore_env, repo: Path) -> No
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert (rows[0]["path"], rows[0]["name"], rows[0]["kind"]) == (
-        "shop/orders.py", "summarize_orders", "renamed",
-    )  # fmt: skip
+        "shop/orders.py",
+        "summarize_orders",
+        "renamed",
+    )
     big = run_ore(
         "graph", "similar", "--snippet", "-", input=b"x" * (50 << 20), env=ore_env, cwd=repo
     )

@@ -204,8 +204,12 @@ def test_a_section_that_passes_its_checksum_but_is_inconsistent_is_never_used(
     assert open_graph(root, jobs=1).index.parsed == 0
 
 
-def _forge(path: Path, head: Callable[[list[Any]], None], section: int = -1,
-           change: Callable[[Any], Any] = lambda v: v) -> None:  # fmt: skip
+def _forge(
+    path: Path,
+    head: Callable[[list[Any]], None],
+    section: int = -1,
+    change: Callable[[Any], Any] = lambda v: v,
+) -> None:
     """Rewrite the cache file (this version's layout) with valid checksums: `head` changes the
     head's fields in place, `change` the value of section number `section`."""
     blob = path.read_bytes()
@@ -382,21 +386,24 @@ def test_empty_root_gives_an_empty_graph(tmp_path: Path) -> None:
 
 
 def test_hostile_files_are_skipped_and_counted(tmp_path: Path) -> None:
-    root = tree(tmp_path, {
-        "ok.py": "def fine():\n    pass\n",
-        "binary.py": b"\x00\x01\x02def x(): pass",
-        "latin.py": "def caf\xe9():\n    pass\n".encode("latin-1"),
-        "broken.py": "def (:\n",
-        "big.js": "x" * (MAX_BYTES + 1),
-        "locked.py": "def hidden():\n    pass\n",
-        "app.min.js": "var a=1;",
-        "node_modules/dep/index.js": "module.exports = 1;",
-        ".hidden/secret.py": "",
-        "venv/pyvenv.cfg": "home = /usr\n",
-        "venv/lib/site.py": "",
-        "nested/.git/HEAD": "ref: refs/heads/main\n",
-        "nested/inner.py": "",
-    })  # fmt: skip
+    root = tree(
+        tmp_path,
+        {
+            "ok.py": "def fine():\n    pass\n",
+            "binary.py": b"\x00\x01\x02def x(): pass",
+            "latin.py": "def caf\xe9():\n    pass\n".encode("latin-1"),
+            "broken.py": "def (:\n",
+            "big.js": "x" * (MAX_BYTES + 1),
+            "locked.py": "def hidden():\n    pass\n",
+            "app.min.js": "var a=1;",
+            "node_modules/dep/index.js": "module.exports = 1;",
+            ".hidden/secret.py": "",
+            "venv/pyvenv.cfg": "home = /usr\n",
+            "venv/lib/site.py": "",
+            "nested/.git/HEAD": "ref: refs/heads/main\n",
+            "nested/inner.py": "",
+        },
+    )
     (root / "locked.py").chmod(0)
     (root / "loop").symlink_to(root, target_is_directory=True)
     (root / "dangling.py").symlink_to(root / "missing.py")
@@ -435,12 +442,15 @@ def test_a_file_symlink_is_indexed_only_when_it_resolves_inside_the_root(
 
 
 def test_git_work_tree_honours_gitignore(tmp_path: Path) -> None:
-    root = tree(tmp_path, {
-        ".gitignore": "generated/\n",
-        "keep.py": "",
-        "generated/out.py": "",
-        "untracked.py": "",
-    })  # fmt: skip
+    root = tree(
+        tmp_path,
+        {
+            ".gitignore": "generated/\n",
+            "keep.py": "",
+            "generated/out.py": "",
+            "untracked.py": "",
+        },
+    )
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "add", "keep.py", ".gitignore"], check=True)
     assert open_graph(root, jobs=1).files == ["keep.py", "untracked.py"]

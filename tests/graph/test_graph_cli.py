@@ -79,9 +79,14 @@ def test_json_shapes(root: Path) -> None:
     assert {"id", "files"} == set(groups[0])
     sym = json.loads(run("symbol", "Base", "--root", str(root), "--json")[1])
     assert sym[0] | {"signature": ""} == {
-        "name": "Base", "kind": "class", "path": "pkg/base.py", "line": 1, "end_line": 2,
-        "signature": "", "exact": True,
-    }  # fmt: skip
+        "name": "Base",
+        "kind": "class",
+        "path": "pkg/base.py",
+        "line": 1,
+        "end_line": 2,
+        "signature": "",
+        "exact": True,
+    }
     deps = json.loads(run("dependents", "pkg/base.py", "--root", str(root), "--json")[1])
     assert deps[0]["path"] == "pkg/impl.py" and "weight" in deps[0]
     cycles = json.loads(run("cycles", "--root", str(root), "--json")[1])
@@ -123,8 +128,11 @@ def test_module_runs_as_a_process(root: Path, tmp_path: Path) -> None:
     env = dict(os.environ, ORE_HOME=str(tmp_path / "orehome"))
     done = subprocess.run(
         [sys.executable, "-m", "ore.cli.graph", "stats", "--root", str(root), "--json"],
-        capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["files"] == 5
     assert done.stderr == ""  # no progress when stderr is not a terminal
@@ -165,10 +173,26 @@ def test_tool_ops(root: Path, op: str, args: dict[str, str], needle: str) -> Non
 
 def test_tool_covers_every_op() -> None:
     assert set(OPS) == {
-        "overview", "stats", "top-files", "hits", "communities", "symbol", "dependents",
-        "dependencies", "search", "context", "path", "cycles", "duplicates", "similar",
-        "conventions", "consistent", "place", "signature", "files",
-    }  # fmt: skip
+        "overview",
+        "stats",
+        "top-files",
+        "hits",
+        "communities",
+        "symbol",
+        "dependents",
+        "dependencies",
+        "search",
+        "context",
+        "path",
+        "cycles",
+        "duplicates",
+        "similar",
+        "conventions",
+        "consistent",
+        "place",
+        "signature",
+        "files",
+    }
 
 
 def test_tool_rejects_bad_ops_and_args(root: Path) -> None:

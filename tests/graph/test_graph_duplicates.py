@@ -88,15 +88,18 @@ def graph(base: Path, files: dict[str, str]) -> CodeGraph:
 
 @pytest.fixture
 def g(tmp_path: Path) -> CodeGraph:
-    return graph(tmp_path, {
-        "shop/orders.py": "import json\n\n\n" + ORIGINAL,
-        "shop/report.py": "X = 1\n\n" + EXACT + "\n\n" + UNRELATED,
-        "billing/invoices.py": RENAMED,
-        "stock/levels.py": STRUCTURAL,
-        "tests/test_orders.py": ORIGINAL,
-        "tiny/a.py": "def a():\n    return 1\n",
-        "tiny/b.py": "def a():\n    return 1\n",
-    })  # fmt: skip
+    return graph(
+        tmp_path,
+        {
+            "shop/orders.py": "import json\n\n\n" + ORIGINAL,
+            "shop/report.py": "X = 1\n\n" + EXACT + "\n\n" + UNRELATED,
+            "billing/invoices.py": RENAMED,
+            "stock/levels.py": STRUCTURAL,
+            "tests/test_orders.py": ORIGINAL,
+            "tiny/a.py": "def a():\n    return 1\n",
+            "tiny/b.py": "def a():\n    return 1\n",
+        },
+    )
 
 
 def groups_of(g: CodeGraph, **kwargs: object) -> dict[str, list[set[str]]]:
@@ -137,10 +140,17 @@ def _accessors(name: str, count: int) -> str:
 def test_periodic_code_gives_groups_of_places_that_do_not_overlap(tmp_path: Path) -> None:
     # five and three renamed copies of a 4-line accessor: pairs at different shifts of the
     # period have the same length and join through the places they share
-    g = graph(tmp_path, {
-        "a.py": "class A:\n    x = 1\n\n" + _accessors("alpha", 5) + "    def f(self):\n        return 7\n",
-        "b.py": "class B:\n    y = 2\n    z = 3\n\n" + _accessors("beta", 3) + "    def g(self, q):\n        return q + 1\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "a.py": "class A:\n    x = 1\n\n"
+            + _accessors("alpha", 5)
+            + "    def f(self):\n        return 7\n",
+            "b.py": "class B:\n    y = 2\n    z = 3\n\n"
+            + _accessors("beta", 3)
+            + "    def g(self, q):\n        return q + 1\n",
+        },
+    )
     found = g.duplicates(min_tokens=1, kinds=["renamed"])
     assert any({o.path for o in c.occurrences} == {"a.py", "b.py"} for c in found)
     for c in found:
@@ -166,11 +176,15 @@ DOCTEST = '''    """{summary}
 def test_a_repeated_docstring_is_an_exact_clone(tmp_path: Path) -> None:
     # the same doctest under two functions whose code differs: duplicated text, as jscpd and
     # symilar see it (a docstring is compared as text, line by line)
-    g = graph(tmp_path, {
-        "a.py": "def first(orders):\n" + DOCTEST.format(summary="Sum them.") + "    return 1\n",
-        "b.py": "X = 2\n\n\ndef second(rows, unit):\n" + DOCTEST.format(summary="Count them.")
-        + "    return [r for r in rows if r.unit == unit]\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "a.py": "def first(orders):\n" + DOCTEST.format(summary="Sum them.") + "    return 1\n",
+            "b.py": "X = 2\n\n\ndef second(rows, unit):\n"
+            + DOCTEST.format(summary="Count them.")
+            + "    return [r for r in rows if r.unit == unit]\n",
+        },
+    )
     exact = [c for c in g.duplicates(kinds=["exact"]) if len(c.occurrences) == 2]
     where = {o.path: (o.start, o.end) for o in exact[0].occurrences}
     assert where == {"a.py": (4, 11), "b.py": (7, 14)}  # `Examples` to the closing quotes
@@ -187,12 +201,17 @@ def test_an_exact_clone_may_start_and_end_inside_a_line(tmp_path: Path) -> None:
         "    taxes = [rate * subtotal for rate in customer.region.tax_rates]\n"
         "    grand_total = round(subtotal + sum(taxes), customer.currency.digits)\n"
     )
-    g = graph(tmp_path, {
-        "a.py": "def one(prices, quantities, customer):\n    prices = list(prices)\n"
-        + body + "    return grand_total, taxes\n",
-        "b.py": "def two(prices, quantities, customer):\n    customer.seen = list(prices)\n"
-        + body + "    return grand_total, None\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "a.py": "def one(prices, quantities, customer):\n    prices = list(prices)\n"
+            + body
+            + "    return grand_total, taxes\n",
+            "b.py": "def two(prices, quantities, customer):\n    customer.seen = list(prices)\n"
+            + body
+            + "    return grand_total, None\n",
+        },
+    )
     (clone,) = g.duplicates(kinds=["exact"], min_lines=6)
     assert {(o.path, o.start, o.end) for o in clone.occurrences} == {("a.py", 2, 7), ("b.py", 2, 7)}
     assert clone.lines == 6
@@ -233,12 +252,15 @@ def test_tables_are_not_renamed_clones(tmp_path: Path) -> None:
     shapes = "".join(f"    {k + 100}: Shape{k}Kind,\n" for k in range(12))
     calls = "".join(f'    register("F{k}", {k % 3}, handler_{k})\n' for k in range(10))
     other = "".join(f'    register("G{k}", {k % 2 + 1}, other_{k})\n' for k in range(10))
-    g = graph(tmp_path, {
-        "a.py": "FIELDS = {\n" + fields + "}\n\n\ndef setup():\n" + calls,
-        "b.py": "SHAPES = {\n" + shapes + "}\n\n\ndef install():\n" + other,
-        "c.py": ORIGINAL,
-        "d.py": RENAMED,
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "a.py": "FIELDS = {\n" + fields + "}\n\n\ndef setup():\n" + calls,
+            "b.py": "SHAPES = {\n" + shapes + "}\n\n\ndef install():\n" + other,
+            "c.py": ORIGINAL,
+            "d.py": RENAMED,
+        },
+    )
     renamed = [
         {o.path for o in c.occurrences} for c in g.duplicates(kinds=["renamed"], min_tokens=1)
     ]
@@ -258,8 +280,11 @@ def test_a_clone_that_starts_with_boilerplate_is_found_from_its_start(tmp_path: 
     files["pkg/m1.py"] = heading + tail
     files["pkg/m2.py"] = heading + tail
     g = graph(tmp_path, files)
-    found = [c for c in g.duplicates(kinds=["exact"], min_tokens=20)
-             if {o.path for o in c.occurrences} == {"pkg/m1.py", "pkg/m2.py"}]  # fmt: skip
+    found = [
+        c
+        for c in g.duplicates(kinds=["exact"], min_tokens=20)
+        if {o.path for o in c.occurrences} == {"pkg/m1.py", "pkg/m2.py"}
+    ]
     assert [(o.start, o.end) for o in found[0].occurrences] == [(1, 12), (1, 12)]
     assert not any(len(c.occurrences) > 2 for c in g.duplicates(kinds=["exact"], min_tokens=1))
 

@@ -88,13 +88,16 @@ def hostile_repo(tmp_path: Path) -> tuple[Path, Path]:
     `.gitignore` hides `ignored.py`, so a listing that honours it shows git was used."""
     root, markers = tmp_path / "repo", tmp_path / "markers"
     markers.mkdir()
-    write(root, {
-        "app.py": "import lib\n\nlib.helper()\n",
-        "lib.py": "def helper():\n    pass\n",
-        "ignored.py": "def hidden():\n    pass\n",
-        ".gitignore": "ignored.py\n",
-        ".gitattributes": "* filter=evil diff=evil\n",
-    })  # fmt: skip
+    write(
+        root,
+        {
+            "app.py": "import lib\n\nlib.helper()\n",
+            "lib.py": "def helper():\n    pass\n",
+            "ignored.py": "def hidden():\n    pass\n",
+            ".gitignore": "ignored.py\n",
+            ".gitattributes": "* filter=evil diff=evil\n",
+        },
+    )
     git("init", "-q", ".", cwd=root)
     git("add", "-A", cwd=root)
     git("commit", "-qm", "one", cwd=root)
@@ -105,8 +108,15 @@ def hostile_repo(tmp_path: Path) -> tuple[Path, Path]:
     hooks = tmp_path / "hooks"
     for folder in (hooks, root / ".git" / "hooks"):
         folder.mkdir(exist_ok=True)
-        for hook in ("post-index-change", "pre-commit", "post-checkout", "reference-transaction",
-                     "fsmonitor-watchman", "pre-auto-gc", "post-merge"):  # fmt: skip
+        for hook in (
+            "post-index-change",
+            "pre-commit",
+            "post-checkout",
+            "reference-transaction",
+            "fsmonitor-watchman",
+            "pre-auto-gc",
+            "post-merge",
+        ):
             script = folder / hook
             script.write_text(f"#!/bin/sh\n{touch('hook-' + hook)}\n", encoding="utf-8")
             script.chmod(0o755)
@@ -151,9 +161,13 @@ def test_a_routed_question_with_only_filesystem_read_runs_nothing_the_repository
 ) -> None:
     root, markers = hostile_repo
     result = run_ore(
-        "--route", "--grant", "filesystem-read",
-        input="most important files?", env=ore_env, cwd=root,
-    )  # fmt: skip
+        "--route",
+        "--grant",
+        "filesystem-read",
+        input="most important files?",
+        env=ore_env,
+        cwd=root,
+    )
     assert result.returncode == 0, result.stderr
     text = sent_text(fake_ollama)
     assert "[Tool:codebase]" in text and "lib.py" in text and "ignored.py" not in text
@@ -188,8 +202,15 @@ def test_a_lazy_fetch_from_a_promisor_remote_never_runs_its_transport(
     git("commit", "-qm", "one", cwd=origin)
     git("config", "uploadpack.allowFilter", "true", cwd=origin)
     clone = tmp_path / "clone"
-    git("clone", "-q", "--filter=blob:none", "--no-checkout", f"file://{origin}", str(clone),
-        cwd=tmp_path)  # fmt: skip
+    git(
+        "clone",
+        "-q",
+        "--filter=blob:none",
+        "--no-checkout",
+        f"file://{origin}",
+        str(clone),
+        cwd=tmp_path,
+    )
     git("sparse-checkout", "set", "--no-cone", "/*", "!/sub/.gitignore", cwd=clone)
     git("checkout", "-q", cwd=clone)
     git("config", "remote.origin.url", f"ext::sh -c touch% {markers}/lazy-fetch", cwd=clone)
@@ -263,15 +284,24 @@ def test_a_folder_symlinked_out_of_the_root_shows_no_byte_through_any_command(
         result = run_ore("graph", *args, "--root", str(swapped), env=ore_env)
         assert result.returncode == 0, result.stderr
         assert SECRET not in result.stdout and "sub/a.py" not in result.stdout
-    result = run_ore("graph", "context", "sub/a.py", "--line", "1", "--root", str(swapped),
-                     env=ore_env)  # fmt: skip
+    result = run_ore(
+        "graph", "context", "sub/a.py", "--line", "1", "--root", str(swapped), env=ore_env
+    )
     assert result.returncode == 1 and SECRET not in result.stdout
     assert "unknown file" in one_line_error(result)
     for query in (["query=SECRET"], ["file=sub/a.py", "line=1"]):
         op = ["op=search"] if len(query) == 1 else ["op=context"]
         args = [word for arg in op + query for word in ("--tool-arg", arg)]
-        run_ore("--tool", "codebase", *args, "--grant", "filesystem-read", "find it",
-                env=ore_env, cwd=swapped)  # fmt: skip
+        run_ore(
+            "--tool",
+            "codebase",
+            *args,
+            "--grant",
+            "filesystem-read",
+            "find it",
+            env=ore_env,
+            cwd=swapped,
+        )
     assert fake_ollama.chat_requests() and SECRET not in sent_text(fake_ollama)
 
 
@@ -304,12 +334,15 @@ def within(seconds: float, fn, *args):  # type: ignore[no-untyped-def]
 def test_a_fifo_named_like_a_source_file_is_counted_and_never_waited_on(
     tmp_path: Path, ore_env: dict[str, str], use_git: bool
 ) -> None:
-    root = write(tmp_path / "proj", {
-        "ok.py": "def ok():\n    pass\n",
-        "x.py": "X = 1\n",
-        "main.go": "package main\n\nimport \"example.com/m/util\"\n",
-        "go.mod": "module example.com/m\n",
-    })  # fmt: skip
+    root = write(
+        tmp_path / "proj",
+        {
+            "ok.py": "def ok():\n    pass\n",
+            "x.py": "X = 1\n",
+            "main.go": 'package main\n\nimport "example.com/m/util"\n',
+            "go.mod": "module example.com/m\n",
+        },
+    )
     if use_git:  # committed as files; FIFOs now stand in the work tree in their place
         git("init", "-q", ".", cwd=root)
         git("add", "-A", cwd=root)
@@ -394,8 +427,11 @@ def test_every_export_is_valid_for_any_file_name(named: Path, ore_env: dict[str,
     for fmt in ("json", "graphml", "dot", "mermaid"):
         result = subprocess.run(
             [ORE or "ore", "graph", "export", "--format", fmt, "--root", str(named)],
-            capture_output=True, env=ore_env, timeout=60, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            env=ore_env,
+            timeout=60,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
         assert result.stdout.decode("utf-8").rstrip("\n") == export(graph, fmt)  # valid UTF-8
     doc = json.loads(export(graph, "json"))
@@ -425,8 +461,11 @@ def test_graph_json_output_is_valid_utf8_for_any_file_name(
     for args in (["top-files", "--json"], ["dependents", "plain.py", "--json"]):
         result = subprocess.run(
             [ORE or "ore", "graph", *args, "--root", str(named)],
-            capture_output=True, env=ore_env, timeout=60, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            env=ore_env,
+            timeout=60,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
         paths = {row["path"] for row in json.loads(result.stdout.decode("utf-8"))}
         assert "caf\\xe9.py" in paths

@@ -35,14 +35,20 @@ def _fn(name: str, params: str = "value: int", body: str = "return value") -> st
 
 HOUSE = {
     "app/__init__.py": "",
-    "app/errors.py": "class AppError(Exception):\n    pass\n\n\nclass NotFoundError(AppError):\n"
-                     "    pass\n\n\nclass BillingError(AppError):\n    pass\n",
+    "app/errors.py": (
+        "class AppError(Exception):\n    pass\n\n\nclass NotFoundError(AppError):\n"
+        "    pass\n\n\nclass BillingError(AppError):\n    pass\n"
+    ),
     "app/users/__init__.py": "",
     "app/users/models.py": "class User:\n    pass\n\n\nclass UserProfile:\n    pass\n",
     "app/users/service.py": (
         "import logging\n\nfrom app.errors import NotFoundError\nfrom app.users.models import User\n\n"
         "logger = logging.getLogger(__name__)\n\n\n"
-        + _fn("get_user_by_id", "user_id: int", "logger.info('looking up')\n    raise NotFoundError(user_id)")
+        + _fn(
+            "get_user_by_id",
+            "user_id: int",
+            "logger.info('looking up')\n    raise NotFoundError(user_id)",
+        )
         + _fn("list_users", "limit: int", "logger.debug('listing')\n    return limit")
         + _fn("delete_user", "user_id: int")
     ),
@@ -50,21 +56,24 @@ HOUSE = {
     "app/billing/invoice.py": (
         "import logging\n\nfrom app.errors import BillingError\nfrom app.billing.tax import tax_rate\n\n"
         "logger = logging.getLogger(__name__)\n\n\n"
-        + _fn("create_invoice", 'customer: str, amount: int, currency: str = "EUR"',
-              "logger.info('invoice')\n    raise BillingError(customer)")
+        + _fn(
+            "create_invoice",
+            'customer: str, amount: int, currency: str = "EUR"',
+            "logger.info('invoice')\n    raise BillingError(customer)",
+        )
         + _fn("send_invoice", "invoice_id: int", "logger.warning('sending')\n    return invoice_id")
     ),
     "app/billing/tax.py": "from app.errors import BillingError\n\n\n"
-        + _fn("tax_rate", "country: str", "raise BillingError(country)")
-        + _fn("tax_amount", "amount: int", "return amount"),
+    + _fn("tax_rate", "country: str", "raise BillingError(country)")
+    + _fn("tax_amount", "amount: int", "return amount"),
     "app/storage/__init__.py": "",
     "app/storage/cache.py": "from app.users.models import User\n\n\n"
-        + _fn("fetch_user", "key: str", "return User()")
-        + _fn("create_refund", 'customer: str, amount: int, currency: str = "USD"', "return amount")
-        + "async def refresh_cache(key: str) -> None:\n    \"\"\"Refresh.\"\"\"\n    await reload(key)\n\n\n"
-        + _fn("reload", "key: str"),
+    + _fn("fetch_user", "key: str", "return User()")
+    + _fn("create_refund", 'customer: str, amount: int, currency: str = "USD"', "return amount")
+    + 'async def refresh_cache(key: str) -> None:\n    """Refresh."""\n    await reload(key)\n\n\n'
+    + _fn("reload", "key: str"),
     "app/shapes.py": (
-        "def clamp_total(items: list, low: int, high: int) -> int:\n    \"\"\"Clamp.\"\"\"\n"
+        'def clamp_total(items: list, low: int, high: int) -> int:\n    """Clamp."""\n'
         "    total = 0\n    for item in items:\n        if item > low:\n            total += item\n"
         "    return min(total, high)\n"
     ),
@@ -78,7 +87,7 @@ HOUSE = {
         "    assert get_user_by_id(user_id)\n"
     ),
     "web/ui.ts": "export function renderPage(): number { return 1; }\n",
-}  # fmt: skip
+}
 
 
 def build(base: Path, files: dict[str, str]) -> CodeGraph:

@@ -56,18 +56,21 @@ def test_method_calls_on_unknown_receivers_are_not_references(tmp_path: Path) ->
 
 
 def test_references_are_names_bound_by_imports(tmp_path: Path) -> None:
-    g = graph(tmp_path, {
-        "pkg/__init__.py": "from pkg.base import Model\n",
-        "pkg/base.py": "class Model:\n    pass\n",
-        "pkg/util.py": "def helper():\n    pass\nclass Widget:\n    pass\n",
-        "pkg/deco.py": "def register(f):\n    return f\n",
-        "a.py": "from pkg.util import helper\nhelper()\n",                 # from m import f; f()
-        "b.py": "import pkg.util\npkg.util.helper()\n",                   # qualified through a module
-        "c.py": "from pkg import util as u\nclass W(u.Widget):\n    pass\n",  # subclass via alias
-        "d.py": "from pkg import Model\nclass M(Model):\n    pass\n",      # through a re-export
-        "e.py": "from pkg import deco\n@deco.register\ndef f():\n    pass\n",
-        "f.py": "helper()\nWidget()\n",                                   # never imported: no edge
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.base import Model\n",
+            "pkg/base.py": "class Model:\n    pass\n",
+            "pkg/util.py": "def helper():\n    pass\nclass Widget:\n    pass\n",
+            "pkg/deco.py": "def register(f):\n    return f\n",
+            "a.py": "from pkg.util import helper\nhelper()\n",  # from m import f; f()
+            "b.py": "import pkg.util\npkg.util.helper()\n",  # qualified through a module
+            "c.py": "from pkg import util as u\nclass W(u.Widget):\n    pass\n",  # subclass via alias
+            "d.py": "from pkg import Model\nclass M(Model):\n    pass\n",  # through a re-export
+            "e.py": "from pkg import deco\n@deco.register\ndef f():\n    pass\n",
+            "f.py": "helper()\nWidget()\n",  # never imported: no edge
+        },
+    )
     refs = references(g)
     assert {("a.py", "pkg/util.py"), ("b.py", "pkg/util.py"), ("c.py", "pkg/util.py")} <= refs
     assert ("d.py", "pkg/base.py") in refs  # the definer behind `pkg/__init__.py`
@@ -76,11 +79,14 @@ def test_references_are_names_bound_by_imports(tmp_path: Path) -> None:
 
 
 def test_private_names_weigh_less(tmp_path: Path) -> None:
-    g = graph(tmp_path, {
-        "lib.py": "def compute_total():\n    pass\ndef _private():\n    pass\n",
-        "c.py": "from lib import compute_total\ncompute_total()\n",
-        "e.py": "from lib import _private\n_private()\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "lib.py": "def compute_total():\n    pass\ndef _private():\n    pass\n",
+            "c.py": "from lib import compute_total\ncompute_total()\n",
+            "e.py": "from lib import _private\n_private()\n",
+        },
+    )
     weight = {(e.source, e.target, e.kind): e.weight for e in g.index.edges}
     assert 0 < weight["e.py", "lib.py", "reference"] < weight["c.py", "lib.py", "reference"] < 1
     assert weight["c.py", "lib.py", "reference"] < weight["c.py", "lib.py", "import"]
@@ -133,14 +139,19 @@ def test_a_helper_only_tests_import_stays_below_the_code(tmp_path: Path) -> None
 
 
 def test_go_same_package_and_qualified_references(tmp_path: Path) -> None:
-    g = graph(tmp_path, {
-        "go.mod": "module example.com/app\n",
-        "util/do.go": "package util\nfunc Do() {}\ntype Thing struct{}\n",
-        "util/more.go": "package util\nfunc More() { Do() }\n",
-        "main.go": 'package main\nimport "example.com/app/util"\n'
-                   "func main() { util.Do(); var t util.Thing; x.Get(); _ = t }\n",
-        "other/get.go": "package other\nfunc Get() {}\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n",
+            "util/do.go": "package util\nfunc Do() {}\ntype Thing struct{}\n",
+            "util/more.go": "package util\nfunc More() { Do() }\n",
+            "main.go": (
+                'package main\nimport "example.com/app/util"\n'
+                "func main() { util.Do(); var t util.Thing; x.Get(); _ = t }\n"
+            ),
+            "other/get.go": "package other\nfunc Get() {}\n",
+        },
+    )
     refs = references(g)
     assert {("util/more.go", "util/do.go"), ("main.go", "util/do.go")} <= refs
     assert ("main.go", "util/more.go") not in refs  # More is not used
@@ -148,13 +159,18 @@ def test_go_same_package_and_qualified_references(tmp_path: Path) -> None:
 
 
 def test_js_references_follow_imports_not_member_names(tmp_path: Path) -> None:
-    g = graph(tmp_path, {
-        "src/api.ts": "export function fetchUser() {}\nexport class Client {}\n",
-        "src/index.ts": "export * from './api';\n",
-        "src/list.ts": "export function push() {}\nexport function map() {}\n",
-        "src/app.ts": "import { fetchUser } from './index';\nimport * as ns from './api';\n"
-                      "fetchUser(); new ns.Client(); [1].map(x => x); arr.push(2);\n",
-    })  # fmt: skip
+    g = graph(
+        tmp_path,
+        {
+            "src/api.ts": "export function fetchUser() {}\nexport class Client {}\n",
+            "src/index.ts": "export * from './api';\n",
+            "src/list.ts": "export function push() {}\nexport function map() {}\n",
+            "src/app.ts": (
+                "import { fetchUser } from './index';\nimport * as ns from './api';\n"
+                "fetchUser(); new ns.Client(); [1].map(x => x); arr.push(2);\n"
+            ),
+        },
+    )
     refs = references(g)
     assert ("src/app.ts", "src/api.ts") in refs  # through the `export *` barrel
     assert not any(target == "src/list.ts" for _source, target in refs)
