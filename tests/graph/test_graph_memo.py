@@ -1,6 +1,7 @@
-"""Answers kept by content (`ore.graph.memo`, `ore.graph.derived`): asked again over the same
-files they are read back, never computed; any edit to a file they looked at, a damaged file or
-other parameters compute them afresh, and the answer is always the one computing gives."""
+"""Answers kept by content (`ore.graph.judgment.memo`, `ore.graph.queries.derived`): asked again
+over the same files they are read back, never computed; any edit to a file they looked at, a
+damaged file or other parameters compute them afresh, and the answer is always the one computing
+gives."""
 
 from __future__ import annotations
 
