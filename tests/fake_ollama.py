@@ -2,7 +2,8 @@
 
 It answers `GET /`, `GET /api/version`, `GET|HEAD /api/tags`, `POST /api/show`, `GET /api/ps`
 and `POST /api/chat` (one JSON object, or chunked NDJSON when `stream` is true or absent) the way
-docs/ollama-contract.md describes, so the real `ollama` client and the `ore` command accept it.
+Ollama's own server does (its REST API: docs/api.md in github.com/ollama/ollama; what ORE sends
+and reads of it: docs/backends.md), so the real `ollama` client and the `ore` command accept it.
 By default it answers "echo: <last user message>". Fault knobs make chat requests fail the ways a
 real server does; every request is recorded (and, with `log_path`, appended to a JSONL file).
 

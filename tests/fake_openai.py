@@ -136,9 +136,14 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(self.server.delay)
         fault = self.server.fault
         if fault in (
-            "429", "500", "503-string", "502-html", "echo-key-400", "echo-key-late",
+            "429",
+            "500",
+            "503-string",
+            "502-html",
+            "echo-key-400",
+            "echo-key-late",
             "context-400",
-        ):  # fmt: skip
+        ):
             self._fail(fault)
             return
         model = body.get("model") if isinstance(body, dict) else None

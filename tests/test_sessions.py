@@ -169,8 +169,12 @@ def test_list_is_newest_first_with_turns_model_and_first_prompt(store) -> None:
     sessions.record_model(store, "new", "qwen2.5:0.5b")
     new, old = sessions.list_sessions(store)
     assert (new.name, new.turns, new.messages, new.model, new.first_prompt) == (
-        "new", 3, 6, "qwen2.5:0.5b", "q1"
-    )  # fmt: skip
+        "new",
+        3,
+        6,
+        "qwen2.5:0.5b",
+        "q1",
+    )
     assert (old.name, old.turns, old.model) == ("old", 2, None)
 
 

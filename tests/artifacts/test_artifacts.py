@@ -421,19 +421,49 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
     "null": (b"null", "is a JSON null"),
     "nan": (b'{"artifact_version": NaN}', "NaN"),
     "too-deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-    "no-version": (json.dumps(_without(upstream_v1(), "artifact_version")).encode(), "no artifact_version"),
-    "unknown-version": (json.dumps(_with(upstream_v1(), "ore.exec.v9", "artifact_version")).encode(), "unsupported artifact_version"),
-    "version-not-a-string": (json.dumps(_with(upstream_v1(), 1, "artifact_version")).encode(), "$.artifact_version must be a string"),
-    "content-wrong-type": (json.dumps(_with(upstream_v1(), 42, "output", "content")).encode(), "$.output.content must be a string, not number"),
-    "missing-content": (json.dumps(_without(upstream_v1(), "output", "content")).encode(), "$.output.content is missing"),
+    "no-version": (
+        json.dumps(_without(upstream_v1(), "artifact_version")).encode(),
+        "no artifact_version",
+    ),
+    "unknown-version": (
+        json.dumps(_with(upstream_v1(), "ore.exec.v9", "artifact_version")).encode(),
+        "unsupported artifact_version",
+    ),
+    "version-not-a-string": (
+        json.dumps(_with(upstream_v1(), 1, "artifact_version")).encode(),
+        "$.artifact_version must be a string",
+    ),
+    "content-wrong-type": (
+        json.dumps(_with(upstream_v1(), 42, "output", "content")).encode(),
+        "$.output.content must be a string, not number",
+    ),
+    "missing-content": (
+        json.dumps(_without(upstream_v1(), "output", "content")).encode(),
+        "$.output.content is missing",
+    ),
     "missing-input": (json.dumps(_without(upstream_v1(), "input")).encode(), "$.input is missing"),
-    "requested-not-bool": (json.dumps(_with(upstream_v1(), "yes", "continuation", "requested")).encode(), "$.continuation.requested must be a boolean"),
-    "v2-missing-messages": (json.dumps(_without(_v2(), "input", "messages")).encode(), "$.input.messages is missing"),
-    "v2-bad-role": (json.dumps(_with(_v2(), "robot", "input", "messages", 0, "role")).encode(), "$.input.messages[0].role must be one of"),
-    "v2-chain-without-parent": (json.dumps(_with(_v2(), "chain", "lineage", "relation")).encode(), "$.lineage.parent_execution_id"),
+    "requested-not-bool": (
+        json.dumps(_with(upstream_v1(), "yes", "continuation", "requested")).encode(),
+        "$.continuation.requested must be a boolean",
+    ),
+    "v2-missing-messages": (
+        json.dumps(_without(_v2(), "input", "messages")).encode(),
+        "$.input.messages is missing",
+    ),
+    "v2-bad-role": (
+        json.dumps(_with(_v2(), "robot", "input", "messages", 0, "role")).encode(),
+        "$.input.messages[0].role must be one of",
+    ),
+    "v2-chain-without-parent": (
+        json.dumps(_with(_v2(), "chain", "lineage", "relation")).encode(),
+        "$.lineage.parent_execution_id",
+    ),
     "huge-number": (json.dumps(_with(upstream_v1(), 10**400, "timestamp")).encode(), "too large"),
-    "lone-surrogate": (json.dumps(upstream_v1()).replace('"p', '"\\ud800p', 1).encode(), "surrogate"),
-}  # fmt: skip
+    "lone-surrogate": (
+        json.dumps(upstream_v1()).replace('"p', '"\\ud800p', 1).encode(),
+        "surrogate",
+    ),
+}
 
 
 @pytest.mark.parametrize("data,expected", HOSTILE.values(), ids=HOSTILE.keys())

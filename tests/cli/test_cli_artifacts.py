@@ -377,12 +377,18 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
     "not-json": (b"this is not json", "is not JSON"),
     "a-json-list": (b'[{"artifact_version": "ore.exec.v1"}]', "is a JSON array"),
     "no-version": (_changed(("artifact_version",), delete=True), "no artifact_version"),
-    "unknown-version": (_changed(("artifact_version",), "ore.exec.v99"), "unsupported artifact_version"),
-    "wrong-type": (_changed(("output", "content"), ["not", "text"]), "$.output.content must be a string"),
+    "unknown-version": (
+        _changed(("artifact_version",), "ore.exec.v99"),
+        "unsupported artifact_version",
+    ),
+    "wrong-type": (
+        _changed(("output", "content"), ["not", "text"]),
+        "$.output.content must be a string",
+    ),
     "missing-field": (_changed(("input", "prompt"), delete=True), "$.input.prompt is missing"),
     "multi-turn-mode": (_changed(("input", "mode"), "conversational"), "$.input.mode"),
     "too-large": (b" " * (16 * 1024 * 1024 + 1), "16 MiB limit"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.invariant

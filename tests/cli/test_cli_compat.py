@@ -51,9 +51,13 @@ def test_a_while_read_loop_makes_one_request_per_line_each_with_only_its_item(
     (tmp_path / "list").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
     script = f'while read f; do "{ORE}" "item $f"; done < list'
     result = subprocess.run(
-        ["bash", "-c", script], cwd=tmp_path, env=ore_env, capture_output=True, text=True,
+        ["bash", "-c", script],
+        cwd=tmp_path,
+        env=ore_env,
+        capture_output=True,
+        text=True,
         timeout=60,
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     sent = [last_user(r) for r in fake_ollama.chat_requests()]
     assert sent == ["item alpha", "item beta", "item gamma"]
@@ -87,9 +91,13 @@ def test_no_stdin_answers_at_once_while_the_pipe_stays_open(fake_ollama, ore_env
 def test_a_prompt_with_dev_null_on_stdin_answers_at_once(fake_ollama, ore_env) -> None:
     with open(os.devnull, "rb") as devnull:
         result = subprocess.run(
-            [ORE or "ore", "hi"], stdin=devnull, env=ore_env, capture_output=True, text=True,
+            [ORE or "ore", "hi"],
+            stdin=devnull,
+            env=ore_env,
+            capture_output=True,
+            text=True,
             timeout=15,
-        )  # fmt: skip
+        )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "echo: hi\n" and result.stderr == ""
     assert [last_user(r) for r in fake_ollama.chat_requests()] == ["hi"]
@@ -116,9 +124,13 @@ def test_a_prompt_with_a_file_on_stdin_still_combines(fake_ollama, ore_env, tmp_
     log.write_text("error: boom\n", encoding="utf-8")
     with open(log, "rb") as f:
         result = subprocess.run(
-            [ORE or "ore", "why?"], stdin=f, env=ore_env, capture_output=True, text=True,
+            [ORE or "ore", "why?"],
+            stdin=f,
+            env=ore_env,
+            capture_output=True,
+            text=True,
             timeout=15,
-        )  # fmt: skip
+        )
     assert result.returncode == 0, result.stderr
     assert last_user(fake_ollama.chat_requests()[0]) == "why?\n\nerror: boom"
 

@@ -54,10 +54,18 @@ def test_a_turn_with_no_control_sends_the_same_body_keys_as_before(wire: Wire, s
 # -- -o/--option ---------------------------------------------------------------------------------
 
 ALL_OPTIONS = [
-    "temperature=0.2", "top_p=0.9", "top_k=40", "min_p=0.05", "seed=7", "num_predict=50",
-    "stop=END", "stop=STOP", "repeat_penalty=1.1", "presence_penalty=0.5",
+    "temperature=0.2",
+    "top_p=0.9",
+    "top_k=40",
+    "min_p=0.05",
+    "seed=7",
+    "num_predict=50",
+    "stop=END",
+    "stop=STOP",
+    "repeat_penalty=1.1",
+    "presence_penalty=0.5",
     "frequency_penalty=-0.5",
-]  # fmt: skip
+]
 
 
 def _o(*pairs: str) -> list[str]:
@@ -69,10 +77,16 @@ def test_options_reach_the_request_typed_under_each_backends_names(wire: Wire) -
     assert result.returncode == 0, result.stderr
     sent = body(wire)
     typed = {
-        "temperature": 0.2, "top_p": 0.9, "top_k": 40, "min_p": 0.05, "seed": 7,
-        "stop": ["END", "STOP"], "repeat_penalty": 1.1, "presence_penalty": 0.5,
+        "temperature": 0.2,
+        "top_p": 0.9,
+        "top_k": 40,
+        "min_p": 0.05,
+        "seed": 7,
+        "stop": ["END", "STOP"],
+        "repeat_penalty": 1.1,
+        "presence_penalty": 0.5,
         "frequency_penalty": -0.5,
-    }  # fmt: skip
+    }
     if wire.name == "ollama":
         assert sent["options"] == {**typed, "num_predict": 50}
         assert set(sent) == PLAIN_KEYS["ollama"] | {"options"}
@@ -133,9 +147,15 @@ def test_a_malformed_keep_alive_is_exit_2(fake_ollama, ore_env) -> None:
 
 def test_dry_run_shows_every_control_and_calls_nothing(fake_ollama, ore_env) -> None:
     result = run_ore(
-        "--dry-run", "-m", "m", *_o("temperature=0.2", "stop=A", "stop=B"),
-        "--keep-alive", "5m", "hi", env=ore_env,
-    )  # fmt: skip
+        "--dry-run",
+        "-m",
+        "m",
+        *_o("temperature=0.2", "stop=A", "stop=B"),
+        "--keep-alive",
+        "5m",
+        "hi",
+        env=ore_env,
+    )
     assert result.returncode == 0, result.stderr
     shown = json.loads(result.stdout)
     assert shown["options"] == {"temperature": 0.2, "stop": ["A", "B"]}
@@ -149,8 +169,9 @@ def test_dry_run_shows_every_control_and_calls_nothing(fake_ollama, ore_env) -> 
 
 
 def test_options_are_never_stored_in_a_session(fake_ollama, ore_env) -> None:
-    result = run_ore(*_o("temperature=0.25", "stop=ZQX-STOP"), "--save-session", "s", "hi",
-                     env=ore_env)  # fmt: skip
+    result = run_ore(
+        *_o("temperature=0.25", "stop=ZQX-STOP"), "--save-session", "s", "hi", env=ore_env
+    )
     assert result.returncode == 0, result.stderr
     stored = (Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text()
     assert "temperature" not in stored and "ZQX-STOP" not in stored
@@ -161,8 +182,13 @@ def test_options_are_recorded_and_a_replay_sends_them_again_one_overridden(
     wire: Wire, tmp_path: Path
 ) -> None:
     path = tmp_path / "a.json"
-    made = run_ore(*_o("temperature=0.2", "seed=7", "stop=END"), "hi", "--artifact-out", str(path),
-                   env=wire.env)  # fmt: skip
+    made = run_ore(
+        *_o("temperature=0.2", "seed=7", "stop=END"),
+        "hi",
+        "--artifact-out",
+        str(path),
+        env=wire.env,
+    )
     assert made.returncode == 0, made.stderr
     artifact = json.loads(path.read_text())
     assert artifact["artifact_version"] == "ore.exec.v3"
@@ -368,9 +394,13 @@ def run_with_terminal_stderr(*args: str, env: dict[str, str]) -> tuple[int, str,
     master, slave = pty.openpty()
     try:
         proc = subprocess.run(
-            [ORE or "ore", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=slave, env=env, timeout=30,
-        )  # fmt: skip
+            [ORE or "ore", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env,
+            timeout=30,
+        )
     finally:
         os.close(slave)
     seen = b""
@@ -518,8 +548,9 @@ def _images(wire: Wire, request: dict[str, Any]) -> list[str]:
 def test_an_image_reaches_the_user_message_base64_encoded(wire: Wire, tmp_path: Path) -> None:
     (tmp_path / "a.png").write_bytes(PNG)
     (tmp_path / "b.txt").write_bytes(JPEG)  # recognised by its bytes, not its name
-    result = run_ore("-a", str(tmp_path / "a.png"), "-a", str(tmp_path / "b.txt"),
-                     "what is this?", env=wire.env)  # fmt: skip
+    result = run_ore(
+        "-a", str(tmp_path / "a.png"), "-a", str(tmp_path / "b.txt"), "what is this?", env=wire.env
+    )
     assert result.returncode == 0, result.stderr
     sent = body(wire)
     assert _images(wire, sent) == [_b64(PNG), _b64(JPEG)]
@@ -562,8 +593,12 @@ def test_a_file_that_is_no_image_or_too_large_is_refused_before_any_request(
     result = run_ore("-a", str(path), "what is this?", env=ore_env)
     assert result.returncode == 1
     line = one_line_error(result)
-    assert {"text": "not a PNG, JPEG, WebP or GIF", "too-large": "20 MiB", "missing": "no such",
-            "directory": "directory"}[case] in line  # fmt: skip
+    assert {
+        "text": "not a PNG, JPEG, WebP or GIF",
+        "too-large": "20 MiB",
+        "missing": "no such",
+        "directory": "directory",
+    }[case] in line
     assert fake_ollama.requests == []
 
 
@@ -589,8 +624,12 @@ def test_the_artifact_records_each_image_and_a_replay_refuses_a_changed_file(
     made = run_ore("-a", str(image), "what is this?", "--artifact-out", str(path), env=wire.env)
     assert made.returncode == 0, made.stderr
     (record,) = json.loads(path.read_text())["input"]["images"]
-    assert record == {"name": str(image), "media_type": "image/png", "size": len(PNG),
-                      "sha256": hashlib.sha256(PNG).hexdigest()}  # fmt: skip
+    assert record == {
+        "name": str(image),
+        "media_type": "image/png",
+        "size": len(PNG),
+        "sha256": hashlib.sha256(PNG).hexdigest(),
+    }
     assert _b64(PNG)[:40] not in path.read_text()
     assert run_ore("--artifact-in", str(path), env=wire.env).returncode == 0
     first, second = wire.chat_requests()
@@ -664,8 +703,9 @@ def test_extract_prints_one_code_block_and_keeps_the_whole_answer(
 ) -> None:
     wire.answer(ANSWER)
     path = tmp_path / "a.json"
-    result = run_ore(flag, "--save-session", "s", "count lines", "--artifact-out", str(path),
-                     env=wire.env)  # fmt: skip
+    result = run_ore(
+        flag, "--save-session", "s", "count lines", "--artifact-out", str(path), env=wire.env
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == printed
     stored = json.loads((Path(wire.env["ORE_HOME"]) / "sessions" / "s.json").read_text())

@@ -348,8 +348,9 @@ def test_an_empty_artifact_in_is_a_usage_error_not_stdin(ore_env) -> None:
 
 
 def test_a_refused_tool_leaves_no_session_file(fake_ollama, ore_env) -> None:
-    result = run_ore("--save-session", "new", "--tool", "read-file", "--tool-arg", "path=x", "hi",
-                     env=ore_env)  # fmt: skip
+    result = run_ore(
+        "--save-session", "new", "--tool", "read-file", "--tool-arg", "path=x", "hi", env=ore_env
+    )
     assert result.returncode == 1 and "--grant filesystem-read" in one_line_error(result)
     assert not session_file(ore_env, "new").exists()
     assert fake_ollama.chat_requests() == []

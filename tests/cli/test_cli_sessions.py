@@ -52,9 +52,12 @@ def test_fork_at_2_then_resume_sends_exactly_two_turns_and_the_original_is_byte_
     assert ore("--resume-session", "work-b", "q", env=ore_env).returncode == 0
     (request,) = fake_ollama.chat_requests()
     assert wire(request)[1:] == [
-        ("user", "q1"), ("assistant", "echo: q1"), ("user", "q2"), ("assistant", "echo: q2"),
+        ("user", "q1"),
+        ("assistant", "echo: q1"),
+        ("user", "q2"),
+        ("assistant", "echo: q2"),
         ("user", "q"),
-    ]  # fmt: skip
+    ]
     assert request["messages"][0]["role"] == "system"
     assert session_file(ore_env, "work").read_bytes() == before
     assert stored_users(ore_env, "work-b") == ["q1", "q2", "q"]
@@ -157,8 +160,10 @@ def test_save_writes_the_conversation_and_keeps_saving_to_it(fake_ollama, ore_en
     assert result.returncode == 0, result.stderr
     assert stored_users(ore_env, "kept") == ["one", "two", "three"]
     assert [c for r, c in wire(fake_ollama.chat_requests()[-1]) if r == "user"] == [
-        "one", "two", "three",
-    ]  # fmt: skip
+        "one",
+        "two",
+        "three",
+    ]
 
 
 def test_save_refuses_an_existing_name_and_a_piped_repl_stops(fake_ollama, ore_env) -> None:

@@ -50,9 +50,13 @@ def run_in_pty(
     attrs[1] &= ~termios.ONLCR  # no \n -> \r\n: read back exactly what was written
     termios.tcsetattr(slave, termios.TCSANOW, attrs)
     proc = subprocess.Popen(
-        [ORE or "ore", *args], stdin=slave, stdout=slave, stderr=slave, env=env,
+        [ORE or "ore", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
         start_new_session=True,
-    )  # fmt: skip
+    )
     os.close(slave)
     out = bytearray()
     pending = list(typed)
@@ -147,8 +151,10 @@ def test_slash_commands_at_a_terminal_repl(fake_ollama, ore_env) -> None:
     typed = ["/model qwen2.5:0.5b", "hi", "/model nosuch", "again", "/model llama3.2", "more"]
     out = run_in_pty(["-c", "--raw"], terminal_env(ore_env), [*typed, "/exit"])
     assert [r["model"] for r in fake_ollama.chat_requests()] == [
-        "qwen2.5:0.5b", "nosuch", "llama3.2",
-    ]  # fmt: skip
+        "qwen2.5:0.5b",
+        "nosuch",
+        "llama3.2",
+    ]
     assert b"echo: more" in out  # a missing model set by /model did not end the REPL
 
 
