@@ -1,5 +1,6 @@
 """The architecture holds: the import contracts in pyproject.toml (docs/architecture.md) are
-kept, and no module of ORE grows past 500 lines."""
+kept, and the disk-safety primitives live in one module. (How long a module is, is advice, not
+a test: .ci/long_modules.py lists the long ones, and .ci/run prints that list.)"""
 
 from __future__ import annotations
 
@@ -25,15 +26,6 @@ def test_every_import_contract_is_kept() -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
-
-
-def test_no_module_is_over_500_lines() -> None:
-    long = {
-        str(p.relative_to(ROOT)): n
-        for p in (ROOT / "ore").rglob("*.py")
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
-    }
-    assert long == {}
 
 
 @pytest.mark.parametrize(
