@@ -25,7 +25,7 @@ from typing import Any
 
 from ._fs import os_error_words
 from .errors import StoreError
-from .store import FileSessionStore, validate_name
+from .store import FileSessionStore, SessionInfo, default_store, validate_name
 from .types import Message, Session, Usage
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "record_model",
     "remove",
     "rename",
+    "saved_sessions",
     "split_turns",
     "to_markdown",
     "turn_count",
@@ -171,6 +172,12 @@ def _missing(store: FileSessionStore, name: str) -> StoreError:
         f"no session named '{name}' in {store.root}; {hint}'ore session list' shows them all",
         path=str(store.path(name)),
     )
+
+
+def saved_sessions(store: FileSessionStore | None = None) -> list[SessionInfo]:
+    """Every saved session as `--list-sessions` shows it: sorted by name, unreadable ones with
+    their `problem`, read from the files themselves (no cache). `store`: `$ORE_HOME/sessions`."""
+    return (store if store is not None else default_store()).list()
 
 
 def load(store: FileSessionStore, name: str) -> Session:

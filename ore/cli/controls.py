@@ -85,11 +85,11 @@ def turn_options(
         think=think if think is not None else old.get("think"),
         images=images,
     )
-    from ..backends.select import backend_refusal
+    from ..turn import refusal
 
-    refusal = backend_refusal(backend, controls)
-    if refusal is not None:
-        raise OptionError(refusal)
+    refused = refusal(backend, controls)
+    if refused is not None:
+        raise OptionError(refused)
     return controls
 
 

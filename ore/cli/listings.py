@@ -10,9 +10,9 @@ __all__ = ["list_models", "list_sessions", "list_skills", "list_tools"]
 
 def list_sessions() -> None:
     """One line per saved session: name, message count, id (or why it cannot be read)."""
-    from ..store import default_store
+    from ..sessions import saved_sessions
 
-    infos = default_store().list()
+    infos = saved_sessions()
     if not infos:
         note("no saved sessions")
         return
@@ -25,14 +25,10 @@ def list_sessions() -> None:
 
 def list_models(o: Options) -> None:
     """The server's models, the one ORE would pick marked `(default)`."""
-    from ..backends.select import default_model, no_models
-    from .turns import backend_for
+    from ..turn import available_models
+    from .request import server_of
 
-    backend = backend_for(o)
-    models = backend.list_models()
-    if not models:
-        raise no_models(backend.address, backend.name)
-    chosen = default_model(models)
+    models, chosen = available_models(server_of(o))
     for name in models:
         out(visible(name) + ("\t(default)" if name == chosen else ""))
 
