@@ -40,7 +40,9 @@ __all__ = [
     "remove",
     "rename",
     "saved_sessions",
+    "session_store",
     "split_turns",
+    "stored_bytes",
     "to_markdown",
     "turn_count",
     "turn_slice",
@@ -172,6 +174,16 @@ def _missing(store: FileSessionStore, name: str) -> StoreError:
         f"no session named '{name}' in {store.root}; {hint}'ore session list' shows them all",
         path=str(store.path(name)),
     )
+
+
+def session_store() -> FileSessionStore:
+    """The sessions under `$ORE_HOME/sessions`: the store the functions here are given."""
+    return default_store()
+
+
+def stored_bytes(store: FileSessionStore, name: str) -> bytes:
+    """Session `name` exactly as stored (`ore session export --format json`)."""
+    return store.read_bytes(name)
 
 
 def saved_sessions(store: FileSessionStore | None = None) -> list[SessionInfo]:

@@ -114,14 +114,20 @@ def report(exc: OreError) -> None:
     click.echo(f"{prefix} {visible(exc.message)}", err=True)
 
 
-def out(text: str, *, nl: bool = True) -> None:
-    """Write `text` to stdout now (flushed); `OutputLost` when stdout cannot take it."""
+def out(text: str | bytes, *, nl: bool = True) -> None:
+    """Write `text` to stdout now (flushed; bytes exactly as they are); `OutputLost` when stdout
+    cannot take it. The only writer of stdout."""
     stream = sys.stdout
     if stream is None:
         raise OutputLost("cannot write to stdout: it is closed")
     try:
-        stream.write(text + "\n" if nl else text)
-        stream.flush()
+        if isinstance(text, bytes):
+            stream.flush()
+            stream.buffer.write(text + b"\n" if nl else text)
+            stream.buffer.flush()
+        else:
+            stream.write(text + "\n" if nl else text)
+            stream.flush()
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
         raise output_lost(exc) from None
 

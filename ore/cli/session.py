@@ -8,12 +8,11 @@ closest names, a bad `--at` or `--turns` is a usage error (exit 2).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import click
 
-from .console import note, print_json, reported
+from .console import note, out, print_json, reported
 
 if TYPE_CHECKING:
     from ..store import FileSessionStore
@@ -22,9 +21,9 @@ __all__ = ["session"]
 
 
 def _store() -> FileSessionStore:
-    from ..store import default_store
+    from ..sessions import session_store
 
-    return default_store()
+    return session_store()
 
 
 @click.group(
@@ -68,10 +67,11 @@ def list_(as_json: bool) -> None:
         return
     for s in summaries:
         if s.problem is not None:
-            click.echo(f"{s.name}\tunreadable\t{when(s.modified)}\t{s.problem}")
+            out(f"{s.name}\tunreadable\t{when(s.modified)}\t{s.problem}")
         else:
             turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
-            click.echo(f"{s.name}\t{turns}\t{s.model or '-'}\t{when(s.modified)}\t{s.first_prompt}")
+            model = s.model or "-"
+            out(f"{s.name}\t{turns}\t{model}\t{when(s.modified)}\t{s.first_prompt}")
 
 
 def _turn_range(value: str | None, total: int) -> tuple[int, int]:
@@ -129,7 +129,7 @@ def show(name: str, as_json: bool, turns: str | None) -> None:
     if wanted():
         print_markdown(text)
     else:
-        click.echo(text, nl=False)
+        out(text, nl=False)
 
 
 @session.command()
@@ -190,10 +190,6 @@ def rename(old: str, new: str) -> None:
     note(f"renamed '{old}' to '{new}'")
 
 
-def _stored_bytes(store: FileSessionStore, name: str) -> bytes:
-    return store.read_bytes(name)
-
-
 @session.command()
 @click.argument("name")
 @click.option(
@@ -212,14 +208,12 @@ def export(name: str, fmt: str) -> None:
         ore session export work > work.md
         ore session export work --format json > work.json
     """
-    from ..sessions import load, to_markdown
+    from ..sessions import load, stored_bytes, to_markdown
 
     store = _store()
     with reported():
         saved = load(store, name)  # checked whole: a corrupt session is reported, not exported
         if fmt == "json":
-            raw = _stored_bytes(store, name)
-    if fmt == "json":
-        sys.stdout.buffer.write(raw)
-        return
-    click.echo(to_markdown(f"Session {name}", saved.messages), nl=False)
+            out(stored_bytes(store, name), nl=False)
+        else:
+            out(to_markdown(f"Session {name}", saved.messages), nl=False)

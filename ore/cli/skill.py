@@ -7,6 +7,8 @@ from typing import NoReturn
 
 import click
 
+from .console import out
+
 __all__ = ["skill"]
 
 
@@ -38,10 +40,10 @@ def validate(path: Path) -> None:
         _fail(f"{folder} holds no SKILL.md, so it is not a skill folder")
     findings = check_skill(folder)
     for finding in findings:
-        click.echo(f"{skill_md}: {finding}")
+        out(f"{skill_md}: {finding}")
     if findings:
         raise click.exceptions.Exit(1)
-    click.echo(f"{skill_md}: follows the Agent Skills specification")
+    out(f"{skill_md}: follows the Agent Skills specification")
 
 
 def _fail(message: str) -> NoReturn:

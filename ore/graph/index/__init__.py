@@ -6,3 +6,5 @@ and names into file -> file edges, `cache` and `sealed` keep what was built on d
 reads it back lazily, and `load` brings it all up to date for a root. `records` are what the
 index is made of; every other room reads the index through them.
 """
+
+__all__: list[str] = []

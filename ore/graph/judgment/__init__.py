@@ -7,3 +7,5 @@ all; `scope` picks the files a question looks at and `snippets` reads the code p
 Judgment reads a graph through the narrow view of `view` (the signature through its own
 `Overview`), never through the façade that calls it.
 """
+
+__all__: list[str] = []

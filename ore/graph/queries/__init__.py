@@ -4,3 +4,5 @@ neighbours and import cycles (`structure`), symbol lookup (`symbols`) and text (
 The façade (`graph.CodeGraph`) calls these with the index and its adjacency; they import nothing
 from the façade, nor from the judgment.
 """
+
+__all__: list[str] = []
