@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from .core import Turn, build_messages, execute
     from .errors import OreError
     from .store import FileSessionStore
-    from .turn_types import Reasoner, RoutingDecision, RoutingTarget
+    from .turn import TurnRequest, TurnResult, run_turn
+    from .turn_types import Reasoner, RoutingDecision, RoutingTarget, TurnOptions
     from .types import (
         ActiveSkill,
         Message,
@@ -46,12 +47,16 @@ __all__ = [
     "SkillMetadata",
     "ToolResult",
     "Turn",
+    "TurnOptions",
+    "TurnRequest",
+    "TurnResult",
     "Usage",
     "__version__",
     "build_artifact",
     "build_messages",
     "execute",
     "read_artifact",
+    "run_turn",
 ]
 
 if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all __getattr__
@@ -68,6 +73,10 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all _
             "Reasoner": ".turn_types",
             "RoutingDecision": ".turn_types",
             "RoutingTarget": ".turn_types",
+            "TurnOptions": ".turn_types",
+            "TurnRequest": ".turn",
+            "TurnResult": ".turn",
+            "run_turn": ".turn",
             "Turn": ".core",
             "build_messages": ".core",
             "execute": ".core",

@@ -42,7 +42,8 @@ def test_public_names_have_their_real_types_and_a_misspelt_one_is_an_error(
     probe = tmp_path / "ore_public_api_probe.py"
     probe.write_text(PROBE, encoding="utf-8")
     # mypy's incremental cache, kept between runs in pytest's cache folder: a warm run is quick.
-    cache = request.config.cache.mkdir("mypy-probe") if request.config.cache else tmp_path
+    kept = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
+    cache = kept.mkdir("mypy-probe") if kept is not None else tmp_path
     stdout, stderr, _ = mypy_api.run(["--strict", "--cache-dir", str(cache), str(probe)])
     # The probe's lines only, not ore's own; from a warm cache mypy may name the probe by the
     # path it had when the cache was written.
