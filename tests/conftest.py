@@ -1,5 +1,6 @@
 """Shared fixtures: a loopback Ollama imitation, and an environment that keeps ORE off the
-user's real home directory and off any real Ollama server."""
+user's real home directory and off any real Ollama server. Also the progress line printed in
+place of pytest's dots (tests/_progress.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _progress
 import pytest
 from fake_ollama import FakeOllama
 
 FIXTURE_MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _progress.wanted(config):
+        config.pluginmanager.register(_progress.Progress(config), _progress.NAME)
 
 
 @pytest.fixture(autouse=True)
