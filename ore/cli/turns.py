@@ -94,7 +94,7 @@ def single_turn(o: Options) -> None:
         artifact_version=o.artifact_version,
     )
     if o.dry_run:
-        print_json(preview(request, on_warning=warn))
+        print_json(preview(request, on_routing=show_routing, on_warning=warn))
         return
     run_and_show(o, request, controls)
 

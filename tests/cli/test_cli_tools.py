@@ -324,6 +324,17 @@ def routing_line(result: subprocess.CompletedProcess[str]) -> dict:
     return json.loads(lines[0].removeprefix("[routing] "))
 
 
+def test_a_dry_run_shows_the_routing_decision_on_stderr_and_in_its_document(
+    fake_ollama, ore_env
+) -> None:
+    result = ore("--dry-run", "--route", "summarise this", env=ore_env, input="a long log\n")
+    assert result.returncode == 0, result.stderr
+    decision = routing_line(result)
+    assert decision["target"] == "summarise"
+    assert json.loads(result.stdout)["routing"]["target"] == "summarise"
+    assert fake_ollama.chat_requests() == []
+
+
 def test_a_routed_skill_is_activated_and_the_decision_is_one_stderr_line(
     fake_ollama, ore_env
 ) -> None:
