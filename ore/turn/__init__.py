@@ -9,9 +9,11 @@
 or chain, each REPL turn): it gathers the turn's context (routing, skills, the gated tool),
 chooses the server and the model, makes the core's one reasoner call (`ore.core.execute`),
 checks the answer, appends it to the saved session and writes the artifact. It prints nothing;
-the caller shows the result. See docs/library.md.
+the caller shows the result. See docs/library.md. Names are imported on first use, so a dry run
+pays only for the request and its preview.
 
-- `request`: the contracts (`TurnRequest`, `TurnResult`, `Server`, `Conversation`).
+- `request`: what a turn is asked (`TurnRequest`, `Server`, `Conversation`); `result`: what
+  it did (`TurnResult`).
 - `context`: the checked plan of tool, grants, skill and routing, and each turn's gathering.
 - `answer`: what an answer says about itself (empty, cut, schema, code blocks); pure.
 - `saving`: the conversation a turn continues, and the one place a turn is appended to it.
@@ -20,28 +22,34 @@ the caller shows the result. See docs/library.md.
 
 from __future__ import annotations
 
-from .answer import extract_block, structured, truncation
-from .context import ContextPlan, gather, plan_context
-from .request import Conversation, Server, TurnRequest, TurnResult, persona
-from .run import (
-    available_models,
-    backend_kind,
-    choose_model,
-    close,
-    connect,
-    preview,
-    recorded_controls,
-    refusal,
-    replay_request,
-    run_turn,
-)
-from .saving import (
-    append_turn,
-    latest_session,
-    open_conversation,
-    save_conversation,
-    valid_name,
-)
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+if TYPE_CHECKING:
+    from .answer import extract_block, structured, truncation
+    from .context import ContextPlan, gather, plan_context
+    from .request import Conversation, Server, TurnRequest, persona
+    from .result import TurnResult
+    from .run import (
+        available_models,
+        backend_kind,
+        choose_model,
+        close,
+        connect,
+        preview,
+        recorded_controls,
+        refusal,
+        replay_request,
+        run_turn,
+    )
+    from .saving import (
+        append_turn,
+        latest_session,
+        open_conversation,
+        save_conversation,
+        valid_name,
+    )
 
 __all__ = [
     "ContextPlan",
@@ -71,3 +79,36 @@ __all__ = [
     "truncation",
     "valid_name",
 ]
+
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = exports(
+        __name__,
+        {
+            "extract_block": ".answer",
+            "structured": ".answer",
+            "truncation": ".answer",
+            "ContextPlan": ".context",
+            "gather": ".context",
+            "plan_context": ".context",
+            "Conversation": ".request",
+            "Server": ".request",
+            "TurnRequest": ".request",
+            "persona": ".request",
+            "TurnResult": ".result",
+            "available_models": ".run",
+            "backend_kind": ".run",
+            "choose_model": ".run",
+            "close": ".run",
+            "connect": ".run",
+            "preview": ".run",
+            "recorded_controls": ".run",
+            "refusal": ".run",
+            "replay_request": ".run",
+            "run_turn": ".run",
+            "append_turn": ".saving",
+            "latest_session": ".saving",
+            "open_conversation": ".saving",
+            "save_conversation": ".saving",
+            "valid_name": ".saving",
+        },
+    )

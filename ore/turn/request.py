@@ -1,33 +1,35 @@
-"""What one ORE turn is asked to do, and what it did: the contracts of `ore.turn.run_turn`.
+"""What one ORE turn is asked to do: the request `ore.turn.run_turn` takes.
 
 A request holds every choice the turn makes (server, model, system prompt, context, controls,
 where the conversation comes from and is saved, where the artifact goes) as plain values, so a
 Python caller, the single turn, an artifact replay and each REPL turn describe a turn the same
-way and differ only in how they build the request and show the result.
+way and differ only in how they build the request and show the result (`ore.turn.result`).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ..turn_types import NO_TURN_OPTIONS, TurnContext, TurnOptions
+from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from .context import ContextPlan
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
-    from ..core import Turn
     from ..types import Message, Session, ToolResult
 
-__all__ = ["Conversation", "Server", "TurnRequest", "TurnResult", "persona"]
+__all__ = ["Conversation", "Server", "TurnRequest", "persona"]
 
 
 @functools.cache
 def persona() -> str:
-    """ORE's default system prompt (Aya, data in ore/prompts/aya.txt), read once a process."""
-    return resources.files("ore.prompts").joinpath("aya.txt").read_text(encoding="utf-8").strip()
+    """ORE's default system prompt (Aya, data in ore/prompts/aya.txt), read once a process
+    (by path: `importlib.resources` costs a dry run 7 ms of imports)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "prompts", "aya.txt")
+    with open(path, encoding="utf-8") as f:
+        return f.read().strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,47 +121,3 @@ class TurnRequest:
         if self.prompt is not None:
             return self.prompt
         return self.messages[-1].content if self.messages else ""
-
-
-@dataclass(frozen=True, slots=True)
-class TurnResult:
-    """What one turn did.
-
-    :param turn: the core's record: the response, exactly what was sent, the controls.
-    :param model: the model that was asked (the response names the one that answered).
-    :param context: the tool results, skills and routing decision the turn carried.
-    :param conversation: the conversation after the turn (None for a lone turn).
-    :param seconds: the wall-clock time of the reasoner call.
-    :param warnings: one line each: an answer cut at the token limit, a prompt evidently cut
-        to fit the context window.
-    :param data: the parsed JSON of an answer that matched the request's schema.
-    :param schema_error: why the answer did not match the schema (it is still saved).
-    :param artifact: the execution artifact, when one was asked for.
-    :param kept: what was written, for a message: "the turn is saved in session 'x'", ...
-    :param history: the part of the conversation that was sent.
-    """
-
-    turn: Turn
-    model: str
-    context: TurnContext
-    conversation: Conversation | None
-    seconds: float
-    warnings: tuple[str, ...] = ()
-    data: Any = None
-    schema_error: str | None = None
-    artifact: ExecutionArtifact | None = None
-    kept: tuple[str, ...] = ()
-
-    @property
-    def content(self) -> str:
-        """The answer's text."""
-        return self.turn.response.content
-
-    def to_dict(self) -> dict[str, Any]:
-        """The `--json` object: the response, `data` for a schema answer, `routing`."""
-        data = self.turn.response.to_dict()
-        if self.turn.options.schema is not None and self.schema_error is None:
-            data["data"] = self.data
-        if self.context.routing is not None:
-            data["routing"] = self.context.routing.to_dict()
-        return data

@@ -14,10 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong
-from .answer import answer_warnings, structured
 from .context import gather
-from .request import Conversation, Server, TurnRequest, TurnResult
-from .saving import append_turn
+from .request import Conversation, Server, TurnRequest
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from ..core import Turn
     from ..turn_types import Reasoner, RoutingDecision, TurnContext, TurnOptions
     from ..types import Session
+    from .result import TurnResult
 
 __all__ = [
     "available_models",
@@ -175,11 +174,9 @@ def preview(
     control, and the routing decision. The tool runs (its output is part of what is sent);
     no model is called and nothing is written."""
     from ..core import build_messages
-    from ..sessions import last_turns
 
     ctx = _context(request, on_routing, on_warning)
-    conversation = request.conversation
-    history = last_turns(conversation.session, conversation.history) if conversation else None
+    history = _sent_history(request.conversation)
     sent = build_messages(
         request.messages, history, ctx.tool_results, ctx.skills, system=request.system
     )
@@ -242,6 +239,10 @@ def _run(
     on_thinking: Callable[[str], None] | None,
 ) -> TurnResult:
     """The turn past its context: the model, the call, the checks, saving, the artifact."""
+    from .answer import answer_warnings, structured
+    from .result import TurnResult
+    from .saving import append_turn
+
     model = choose_model(request.model, backend)
     conversation = request.conversation
     history = _sent_history(conversation)

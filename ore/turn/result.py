@@ -1,0 +1,58 @@
+"""What one ORE turn did: the result `ore.turn.run_turn` returns, for the caller to show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..artifacts import ExecutionArtifact
+    from ..core import Turn
+    from ..turn_types import TurnContext
+    from .request import Conversation
+
+__all__ = ["TurnResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """What one turn did.
+
+    :param turn: the core's record: the response, exactly what was sent, the controls.
+    :param model: the model that was asked (the response names the one that answered).
+    :param context: the tool results, skills and routing decision the turn carried.
+    :param conversation: the conversation after the turn (None for a lone turn).
+    :param seconds: the wall-clock time of the reasoner call.
+    :param warnings: one line each: an answer cut at the token limit, a prompt evidently cut
+        to fit the context window.
+    :param data: the parsed JSON of an answer that matched the request's schema.
+    :param schema_error: why the answer did not match the schema (it is still saved).
+    :param artifact: the execution artifact, when one was asked for.
+    :param kept: what was written, for a message: "the turn is saved in session 'x'", ...
+    :param history: the part of the conversation that was sent.
+    """
+
+    turn: Turn
+    model: str
+    context: TurnContext
+    conversation: Conversation | None
+    seconds: float
+    warnings: tuple[str, ...] = ()
+    data: Any = None
+    schema_error: str | None = None
+    artifact: ExecutionArtifact | None = None
+    kept: tuple[str, ...] = ()
+
+    @property
+    def content(self) -> str:
+        """The answer's text."""
+        return self.turn.response.content
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `--json` object: the response, `data` for a schema answer, `routing`."""
+        data = self.turn.response.to_dict()
+        if self.turn.options.schema is not None and self.schema_error is None:
+            data["data"] = self.data
+        if self.context.routing is not None:
+            data["routing"] = self.context.routing.to_dict()
+        return data
