@@ -1,4 +1,8 @@
-"""Running the installed `ore` command in tests: one way, shared by every CLI test file."""
+"""Running the installed `ore` command in tests: one way, shared by every CLI test file.
+
+`run_ore` runs it as a process of its own through tests/_forkserver.py, which saves each run
+the imports of the libraries ORE uses (the docstring there says what stays the same as a fresh
+`ore` and when a run is spawned afresh instead; `ORE_TESTS_SPAWN=1` spawns every run)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _forkserver import ForkServer
 
 __all__ = ["ORE", "needs_ore", "one_line_error", "run_ore"]
 
@@ -17,6 +22,10 @@ ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which(
 
 #: `pytestmark = needs_ore` skips a module when the command is not installed.
 needs_ore = pytest.mark.skipif(ORE is None, reason="the ore command is not installed")
+
+#: This test process's fork server for `ore` (started by the first run that can use it);
+#: none when ORE_TESTS_SPAWN=1, to spawn every run afresh.
+_SERVER = ForkServer(ORE) if ORE is not None and os.environ.get("ORE_TESTS_SPAWN") != "1" else None
 
 
 def run_ore(
@@ -28,9 +37,19 @@ def run_ore(
 ) -> subprocess.CompletedProcess[str]:
     """`ore ARGS...` as a subprocess with `input` on stdin; stdout and stderr as text."""
     data = input.encode() if isinstance(input, str) else input
-    result = subprocess.run(
-        [ORE or "ore", *args], input=data, capture_output=True, env=env, cwd=cwd, timeout=timeout
-    )
+    if _SERVER is not None and _SERVER.usable(env):
+        result = _SERVER.run(
+            list(args), env=env, input=data, cwd=None if cwd is None else str(cwd), timeout=timeout
+        )
+    else:
+        result = subprocess.run(
+            [ORE or "ore", *args],
+            input=data,
+            capture_output=True,
+            env=env,
+            cwd=cwd,
+            timeout=timeout,
+        )
     return subprocess.CompletedProcess(
         result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
     )
