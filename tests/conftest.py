@@ -23,6 +23,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _recursion_limit() -> Iterator[None]:
+    """Each test starts with the interpreter's recursion limit, whatever a test before it on
+    the same worker ran (mypy's API, for one, raises it for good): tests that build trees
+    deeper than the limit read it to choose their depth."""
+    limit = sys.getrecursionlimit()
+    yield
+    sys.setrecursionlimit(limit)
+
+
+@pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process tests read and write under tmp_path, never the real ~ or ~/.ore."""
     monkeypatch.setenv("HOME", str(tmp_path))
