@@ -349,7 +349,14 @@ def test_extractors_never_raise_and_never_set_root(prompt: str) -> None:
 
 @pytest.mark.parametrize("flag", ["--list-tools", "--list-skills"])
 def test_listing_imports_no_jsonschema_yaml_networkx_or_tree_sitter(flag: str) -> None:
-    heavy = ("jsonschema", "yaml", "networkx", "tree_sitter", "ore.graph.graph", "ore.graph.index.load")
+    heavy = (
+        "jsonschema",
+        "yaml",
+        "networkx",
+        "tree_sitter",
+        "ore.graph.graph",
+        "ore.graph.index.load",
+    )
     code = (
         "import sys\n"
         "from ore.cli import cli\n"
