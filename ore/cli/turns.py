@@ -55,6 +55,9 @@ def run_and_show(
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
     after_call(result, display, sink)
+    asked, saved = request.conversation, result.conversation
+    if asked is not None and saved is not None and saved.name != asked.name:
+        note(f"session '{asked.name}' holds another session: this turn is saved as '{saved.name}'")
     deliver(result, display, sink)
     if o.as_json:
         print_json(result.to_dict())
@@ -68,7 +71,7 @@ def run_and_show(
 
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
-    from ..turn import TurnRequest, open_conversation, preview
+    from ..turn import TurnRequest, preview
 
     prompt, piped = prompt_and_piped(o)
     if not prompt:
@@ -78,6 +81,8 @@ def single_turn(o: Options) -> None:
     controls = controls_of(o, server)
     conversation = None
     if o.session_name is not None:
+        from ..turn import open_conversation
+
         conversation = open_conversation(
             resume=o.resume_session, save=o.save_session, history=o.history, create=not o.dry_run
         )
