@@ -3,9 +3,16 @@
 Diagnostics are dimmed and errors coloured only when stderr is a terminal, `NO_COLOR` is unset or
 empty (no-color.org) and `TERM` is not `dumb`; stdout is coloured only by `ore.cli.render`, which renders answers as Markdown at a terminal;
 pipes always get plain text.
-Text from untrusted sources (server messages, skill descriptions, file names, model names) has
-its control characters made visible before it reaches a terminal; the answer itself is written
-byte-exact, since it is what the user asked for.
+One terminal boundary: every piece of text from outside (server messages, reasoning, skill
+descriptions, file and model names, session contents, list rows, and answers on their way to the
+Markdown renderer) passes through `visible` before it reaches a terminal, which shows ESC (and so
+every CSI, OSC and DCS sequence), the other C0 controls, DEL, C1 controls (U+0080-U+009F), the
+line and paragraph separators U+2028/U+2029 and the bidirectional overrides and isolates as
+escapes such as `\\x1b`. ORE's own styling (click.style, rich's rendering of text already made
+visible) is the only escape that reaches a terminal. The answer itself is written byte-exact in
+a pipe, with --raw, a non-empty NO_COLOR or TERM=dumb, since it is what the user asked for.
+The model's reasoning is shown with `REASONING_PREFIX` on each line, so no line of it can pass
+for one of ORE's own (`Error: ...`), with or without colour.
 
 Writing to stdout can fail (a closed stdout, a full disk, a reader that went away). One path
 handles it for every mode, listing and subcommand: `out` is the only writer of stdout,
@@ -32,6 +39,7 @@ from ..errors import OreError
 __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "REASONING_PREFIX",
     "OutputLost",
     "is_terminal",
     "lost_exit",
@@ -50,8 +58,13 @@ __all__ = [
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as shells report a reader that went away
 
-# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, the line and paragraph separators, and the bidirectional overrides
+# and isolates that can disguise text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+#: Put before each line of the model's reasoning on stderr: it tells reasoning from ORE's own
+#: lines without colour too.
+REASONING_PREFIX = "\u2502 "
 
 
 class OutputLost(OreError):
@@ -62,16 +75,22 @@ class OutputLost(OreError):
         self.quiet = quiet
 
 
-def visible(text: str, keep: str = "") -> str:
-    """`text` with each control character (ESC, BEL, CR, C1, bidi overrides ...) shown as an
-    escape such as `\\x1b`, except those in `keep` (say "\\n\\t" for a table)."""
+def visible(text: str, keep: str = "", *, as_json: bool = False) -> str:
+    """`text` with each control character (ESC, BEL, CR, DEL, C1, U+2028/U+2029, bidi overrides
+    and isolates) shown as an escape such as `\\x1b`, except those in `keep` (say "\\n\\t" for
+    a table). The one boundary between outside text and a terminal.
+
+    :param as_json: escape as `\\u009b` instead, for JSON text: the document means the same.
+    """
 
     def escape(match: re.Match[str]) -> str:
         char = match.group()
         if char in keep:
             return char
         code = ord(char)
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        if as_json or code >= 0x100:
+            return f"\\u{code:04x}"
+        return f"\\x{code:02x}"
 
     return _CONTROL.sub(escape, text)
 
@@ -96,11 +115,19 @@ def note(text: str) -> None:
     click.echo(click.style(text, dim=True) if _color() else text, err=True)
 
 
-def reasoning(text: str) -> None:
-    """A piece of the model's reasoning on stderr, as it arrives: dimmed on a colour terminal,
-    control characters made visible (line breaks and tabs kept), no line break added."""
+def reasoning(text: str, *, line_start: bool = False) -> bool:
+    """A piece of the model's reasoning on stderr, as it arrives: control characters made
+    visible (line breaks and tabs kept), `REASONING_PREFIX` before each line it starts (the
+    first too when `line_start`), dimmed on a colour terminal, no line break added. Returns
+    whether what was written ends a line."""
     text = visible(text, keep="\n\t")
-    click.echo(click.style(text, dim=True) if _color() else text, err=True, nl=False)
+    pieces = []
+    for line in text.splitlines(keepends=True):
+        pieces.append(REASONING_PREFIX + line if line_start else line)
+        line_start = line.endswith("\n")
+    shown = "".join(pieces)
+    click.echo(click.style(shown, dim=True) if _color() else shown, err=True, nl=False)
+    return line_start
 
 
 def warn(message: str) -> None:
@@ -150,7 +177,10 @@ def lost_exit(exc: OutputLost) -> int:
 
 
 def print_json(data: Any) -> None:
-    out(json.dumps(data, ensure_ascii=False, indent=2))
+    """`data` as indented JSON on stdout; at a terminal, the characters `visible` escapes are
+    written as JSON escapes (`\\u009b`), which mean the same."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    out(visible(text, keep="\n", as_json=True) if is_terminal(sys.stdout) else text)
 
 
 def silence_stdout() -> None:

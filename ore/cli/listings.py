@@ -18,9 +18,9 @@ def list_sessions() -> None:
         return
     for info in infos:
         if info.problem is not None:
-            out(f"{info.name}\tunreadable: {visible(info.problem)}")
+            out(f"{visible(info.name)}\tunreadable: {visible(info.problem)}")
         else:
-            out(f"{info.name}\t{info.message_count} messages\t{visible(info.id or '')}")
+            out(f"{visible(info.name)}\t{info.message_count} messages\t{visible(info.id or '')}")
 
 
 def list_models(o: Options) -> None:
@@ -39,7 +39,7 @@ def list_tools() -> None:
 
     for name in sorted(TOOL_REGISTRY):
         tool = TOOL_REGISTRY[name]
-        out(f"{name}\t{','.join(tool.permissions) or 'none'}\t{tool.description}")
+        out(f"{name}\t{','.join(tool.permissions) or 'none'}\t{visible(tool.description)}")
 
 
 def list_skills() -> None:

@@ -1,8 +1,13 @@
 """How one turn reaches the person, around and after `ore.turn.run_turn`: the answer streamed or
 whole (rendered as Markdown at a terminal, else exactly as sent), the model's reasoning dimmed on
-stderr (never on stdout), the turn's warnings, the answer shaped by `--schema` or `--extract`,
-and the `-u` line. What an answer says about itself is decided in `ore.turn.answer`; nothing here
+stderr (never on stdout) with `console.REASONING_PREFIX` before each line, the turn's warnings,
+the answer shaped by `--schema` or `--extract`, and the `-u` line. What an answer says about itself is decided in `ore.turn.answer`; nothing here
 changes what is saved: sessions and artifacts keep the whole answer.
+
+At a terminal (when the answer is rendered, or would be were it not shaped), what the model sent
+passes `console.visible` before the renderer or stdout sees it: an escape sequence, a C1 control,
+U+2028/U+2029 or a bidi override in an answer is shown, never obeyed. In a pipe, with --raw, a
+non-empty NO_COLOR or TERM=dumb, the answer is written exactly as sent.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import OreError
-from .console import OutputLost, is_terminal, note, out, output_lost, reasoning, warn
+from .console import OutputLost, is_terminal, note, out, output_lost, reasoning, visible, warn
 
 if TYPE_CHECKING:
     from ..core import Turn
@@ -23,7 +28,16 @@ if TYPE_CHECKING:
     from .options import Options
     from .render import MarkdownStream
 
-__all__ = ["Display", "Sink", "after_call", "deliver", "finish", "shaped", "usage_line"]
+__all__ = [
+    "Display",
+    "Sink",
+    "after_call",
+    "deliver",
+    "finish",
+    "shaped",
+    "terminal_text",
+    "usage_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +53,9 @@ class Display:
     :param usage: the -u line after the answer.
     :param render: show the answer as Markdown (at a terminal, without --raw, a non-empty
         NO_COLOR or TERM=dumb, and not when it is shaped): `ore.cli.render`.
+    :param terminal: what stdout shows of the answer (rendered or shaped) passes
+        `console.visible` first: at a terminal, without --raw, a non-empty NO_COLOR or
+        TERM=dumb.
     """
 
     stream: bool
@@ -49,6 +66,7 @@ class Display:
     extract: str | None = None
     usage: bool = False
     render: bool = False
+    terminal: bool = False
 
     @classmethod
     def of(cls, o: Options, controls: TurnOptions) -> Display:
@@ -60,8 +78,10 @@ class Display:
 
         extract = "last" if o.extract_last else ("first" if o.extract else None)
         shaped = extract is not None or controls.schema is not None
+        terminal = show and wanted(raw=o.raw)
         return cls(
-            render=show and not shaped and wanted(raw=o.raw),
+            render=terminal and not shaped,
+            terminal=terminal,
             stream=show and stream,
             echo=show and stream and not shaped,
             show=show,
@@ -81,7 +101,9 @@ class Sink:
         self.display = display
         self.lost: OutputLost | None = None
         self._reasoning_open = False
+        self._reasoning_line_start = True
         self._live: MarkdownStream | None = None
+        self._held = ""  # a CR that may begin a CRLF split between two pieces
 
     def open(self) -> None:
         """Before the call: the live Markdown view, when the answer streams rendered."""
@@ -96,13 +118,19 @@ class Sink:
         self.close_reasoning()
         if self._live is not None:
             live, self._live = self._live, None
+            if self._held:
+                self.run(live.feed, terminal_text(self._held))
+                self._held = ""
             self.run(live.close)
 
     def token(self, text: str) -> None:
         self.close_reasoning()
         if self.display.echo and self.lost is None:
             if self._live is not None:
-                self.run(self._live.feed, text)
+                text, self._held = self._held + text, ""
+                if text.endswith("\r"):
+                    text, self._held = text[:-1], "\r"
+                self.run(self._live.feed, terminal_text(text))
             else:
                 self.run(out, text, nl=False)
 
@@ -120,13 +148,14 @@ class Sink:
 
     def thinking(self, text: str) -> None:
         if self.display.reasoning and text:
-            reasoning(text)
+            self._reasoning_line_start = reasoning(text, line_start=self._reasoning_line_start)
             self._reasoning_open = True
 
     def close_reasoning(self) -> None:
         if self._reasoning_open:
             reasoning("\n")
             self._reasoning_open = False
+            self._reasoning_line_start = True
 
 
 def shaped(result: TurnResult, display: Display) -> str | None:
@@ -136,12 +165,20 @@ def shaped(result: TurnResult, display: Display) -> str | None:
         if result.schema_error is not None:
             return None
         indent = 2 if is_terminal(sys.stdout) else None
-        return json.dumps(result.data, ensure_ascii=False, indent=indent)
+        document = json.dumps(result.data, ensure_ascii=False, indent=indent)
+        return visible(document, keep="\n", as_json=True) if display.terminal else document
     if display.extract is not None:
         from ..turn import extract_block
 
-        return extract_block(result.content, last=display.extract == "last").removesuffix("\n")
+        block = extract_block(result.content, last=display.extract == "last").removesuffix("\n")
+        return terminal_text(block) if display.terminal else block
     return None
+
+
+def terminal_text(text: str) -> str:
+    """What a terminal is shown of an answer: `console.visible`, line breaks and tabs kept (a
+    CRLF shown as a line break)."""
+    return visible(text.replace("\r\n", "\n"), keep="\n\t")
 
 
 def after_call(result: TurnResult, display: Display, sink: Sink) -> None:
@@ -175,7 +212,7 @@ def deliver(result: TurnResult, display: Display, sink: Sink) -> None:
         elif display.render:
             from .render import print_markdown
 
-            sink.run(print_markdown, content)
+            sink.run(print_markdown, terminal_text(content))
         else:
             sink.run(out, content, nl=not content.endswith("\n"))
     if sink.lost is not None:

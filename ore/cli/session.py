@@ -4,15 +4,19 @@ None of these calls a model: only click and this package's light modules load (t
 renderer only when `show` writes to a terminal). Results go to stdout, confirmations and errors
 to stderr; a corrupt session is reported and left as it is, a missing one is exit 1 with the
 closest names, a bad `--at` or `--turns` is a usage error (exit 2).
+
+What a session holds is outside text: `list` rows pass `console.visible` wherever they go, and
+`show` and `export` pass it when stdout is a terminal (in a pipe they are exactly as stored).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import click
 
-from .console import note, out, print_json, reported
+from .console import is_terminal, note, out, print_json, reported, visible
 
 if TYPE_CHECKING:
     from ..store import FileSessionStore
@@ -66,12 +70,13 @@ def list_(as_json: bool) -> None:
         note('no saved sessions; start one with ore --save-session NAME "your question"')
         return
     for s in summaries:
+        name = visible(s.name)
         if s.problem is not None:
-            out(f"{s.name}\tunreadable\t{when(s.modified)}\t{s.problem}")
+            out(f"{name}\tunreadable\t{when(s.modified)}\t{visible(s.problem)}")
         else:
             turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
-            model = s.model or "-"
-            out(f"{s.name}\t{turns}\t{model}\t{when(s.modified)}\t{s.first_prompt}")
+            model = visible(s.model or "-")
+            out(f"{name}\t{turns}\t{model}\t{when(s.modified)}\t{visible(str(s.first_prompt))}")
 
 
 def _turn_range(value: str | None, total: int) -> tuple[int, int]:
@@ -127,9 +132,15 @@ def show(name: str, as_json: bool, turns: str | None) -> None:
 
     text = to_markdown(f"Session {name}", shown, first_turn=first)
     if wanted():
-        print_markdown(text)
+        print_markdown(visible(text, keep="\n\t"))
     else:
-        out(text, nl=False)
+        out(_for_stdout(text), nl=False)
+
+
+def _for_stdout(text: str) -> str:
+    """Session text for stdout: made visible at a terminal (line breaks and tabs kept), exactly
+    as it is in a pipe."""
+    return visible(text, keep="\n\t") if is_terminal(sys.stdout) else text
 
 
 @session.command()
@@ -214,6 +225,11 @@ def export(name: str, fmt: str) -> None:
     with reported():
         saved = load(store, name)  # checked whole: a corrupt session is reported, not exported
         if fmt == "json":
-            out(stored_bytes(store, name), nl=False)
+            stored = stored_bytes(store, name)
+            if is_terminal(sys.stdout):
+                text = stored.decode("utf-8", errors="replace").replace("\r\n", "\n")
+                out(visible(text, keep="\n\t", as_json=True), nl=False)
+            else:
+                out(stored, nl=False)
         else:
-            out(to_markdown(f"Session {name}", saved.messages), nl=False)
+            out(_for_stdout(to_markdown(f"Session {name}", saved.messages)), nl=False)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import OreError
+from .console import visible
 
 if TYPE_CHECKING:
     from ..turn import Conversation
@@ -61,7 +62,9 @@ class Chat:
 
 
 def _say(text: str) -> None:
-    click.echo(text, err=True)
+    """One message on stderr; what it quotes (a model name, a system prompt, the turns of
+    /history) passes `console.visible`, line breaks and tabs kept."""
+    click.echo(visible(text, keep="\n\t"), err=True)
 
 
 def _session(chat: Chat, command: str) -> Conversation:
