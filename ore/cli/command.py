@@ -104,6 +104,12 @@ __all__ = ["Options", "cli", "main"]
     help="Give up on a reply larger than SIZE bytes (K, M, G suffixes; default 64M).",
 )
 @click.option(
+    "--max-input",
+    envvar="ORE_MAX_INPUT",
+    metavar="SIZE",
+    help="Refuse a prompt piped on stdin larger than SIZE bytes (K, M, G suffixes; default 16M).",
+)
+@click.option(
     "--backend",
     # ore.backends.select.BACKENDS, spelled out here so that `ore --help` imports no backend.
     type=click.Choice(["ollama", "openai", "deepseek"], case_sensitive=False),

@@ -37,6 +37,10 @@ __all__ = [
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 #: The largest schema file `--schema PATH` reads.
 _MAX_SCHEMA_BYTES = 1024 * 1024
+#: The deepest nesting of objects and lists a schema may have (checking one recurses per level).
+_MAX_SCHEMA_DEPTH = 128
+#: How a replayed artifact's recorded control is named in an error.
+_RECORDED = "the artifact's input.{}"
 #: Image formats by their first bytes (never by the file name).
 _MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -73,7 +77,13 @@ def turn_options(
     options = {**_recorded_options(old.get("options")), **parse_model_options(o.option)}
     keep_alive = parse_keep_alive(o.keep_alive)
     think = parse_think(o.think, o.no_think)
-    schema = resolve_schema(o.schema) if o.schema is not None else old.get("schema")
+    schema: Any
+    if o.schema is not None:
+        schema = resolve_schema(o.schema)
+    else:
+        schema = old.get("schema")
+        if schema is not None:
+            check_schema(schema, what=_RECORDED.format("schema"))
     if o.attach:
         images = tuple(read_image(path) for path in o.attach)
     else:
@@ -94,9 +104,11 @@ def turn_options(
 
 
 def _recorded_options(data: object) -> dict[str, Any]:
-    if not isinstance(data, Mapping):
-        return {}
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    """A replayed artifact's `input.options`, through the checks `-o` makes (a known key, a
+    value of its type and range): an artifact is data from anywhere."""
+    from ..model_options import check_model_options
+
+    return check_model_options(data, _RECORDED.format("options"))
 
 
 # -- --schema ------------------------------------------------------------------------------------
@@ -171,18 +183,40 @@ def compile_fields(text: str) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-def check_schema(schema: Mapping[str, Any]) -> None:
-    """A usage error unless `schema` is a valid JSON Schema (its own metaschema's rules)."""
+def check_schema(schema: Mapping[str, Any], what: str = "--schema") -> None:
+    """A usage error unless `schema` is a valid JSON Schema (its own metaschema's rules) that
+    nests at most _MAX_SCHEMA_DEPTH levels. `what` names it in the error."""
     from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
     from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped, unused-ignore]
 
+    if not isinstance(schema, Mapping):
+        raise OptionError(f"{what} must be a JSON object (a JSON Schema)")
+    if _deeper_than(schema, _MAX_SCHEMA_DEPTH):
+        raise OptionError(
+            f"{what} nests deeper than {_MAX_SCHEMA_DEPTH} levels: ORE cannot check it safely"
+        )
     try:
         validators.validator_for(schema).check_schema(schema)
     except SchemaError as exc:
         where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in exc.path)
-        raise OptionError(
-            f"--schema is not a valid JSON Schema: at ${where}: {exc.message}"
-        ) from None
+        message = exc.message if len(exc.message) <= 200 else exc.message[:199] + "…"
+        raise OptionError(f"{what} is not a valid JSON Schema: at ${where}: {message}") from None
+    except (RecursionError, MemoryError):
+        raise OptionError(f"{what} is too deeply nested to check") from None
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether JSON `data` nests lists and objects more than `limit` deep (without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            value = list(value.values())
+        if isinstance(value, list):
+            if depth >= limit:
+                return True
+            stack.extend((item, depth + 1) for item in value)
+    return False
 
 
 def show_schema(o: Options) -> None:

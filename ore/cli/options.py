@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import click
 
+from .. import model_options as _model_options
 from ..errors import OptionError, ToolArgError, ToolError
 
 __all__ = [
@@ -59,6 +60,7 @@ class Options(NamedTuple):
     timeout: float | None
     max_time: float | None
     max_size: str | None
+    max_input: str | None
     backend: str | None
     base_url: str | None
     tool: str | None
@@ -189,6 +191,8 @@ def check_conflicts(o: Options) -> None:
         raise click.BadParameter("must be a positive number of seconds", param_hint="--max-time")
     if o.max_size is not None:
         parse_size(o.max_size)
+    if o.max_input is not None:
+        parse_size(o.max_input, "--max-input")
     if o.artifact_in is not None and not o.artifact_in.strip():
         raise click.BadParameter("give a path, or '-' for stdin", param_hint="--artifact-in")
     if o.artifact_out is not None and not o.artifact_out.strip():
@@ -247,34 +251,23 @@ def parse_grants(values: Iterable[str]) -> frozenset[str]:
 _SIZE = re.compile(r"\s*([0-9]+)\s*([KMG]?)(?:i?B)?\s*", re.IGNORECASE)
 
 
-def parse_size(value: str) -> int:
-    """`--max-size`: a whole number of bytes, with an optional K, M or G suffix (powers of 1024)."""
+def parse_size(value: str, flag: str = "--max-size") -> int:
+    """`--max-size`, `--max-input`: a whole number of bytes, with an optional K, M or G suffix
+    (powers of 1024). `flag` names the flag in a usage error."""
     match = _SIZE.fullmatch(value)
     if match is None or int(match.group(1)) == 0:
         raise click.BadParameter(
-            f"{value!r} is not a size: use bytes, or a number with K, M or G (e.g. 64M)",
-            param_hint="--max-size",
+            f"{_shown(value)} is not a size: use bytes, or a number with K, M or G (e.g. 64M)",
+            param_hint=flag,
         )
     return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2).upper()]
 
 
 # -- turn controls: -o KEY=VALUE, --keep-alive, --think ------------------------------------------
 
-#: `-o KEY=VALUE`: the model options ORE knows (Ollama's names), as (type, lowest, highest);
-#: None is unbounded. `stop` is a string and may be given more than once.
-MODEL_OPTIONS: dict[str, tuple[type, float | None, float | None]] = {
-    "temperature": (float, 0.0, 2.0),
-    "top_p": (float, 0.0, 1.0),
-    "top_k": (int, 0, None),
-    "min_p": (float, 0.0, 1.0),
-    "seed": (int, -(2**63), 2**63 - 1),
-    "num_ctx": (int, 1, None),
-    "num_predict": (int, -2, None),
-    "stop": (str, None, None),
-    "repeat_penalty": (float, 0.0, None),
-    "presence_penalty": (float, -2.0, 2.0),
-    "frequency_penalty": (float, -2.0, 2.0),
-}
+#: `-o KEY=VALUE`: the model options ORE knows (`ore.model_options`, which also checks an
+#: artifact's recorded options), as (type, lowest, highest).
+MODEL_OPTIONS = _model_options.MODEL_OPTIONS
 #: `--think LEVEL`; a bare `--think` is "on".
 THINK_LEVELS = ("low", "medium", "high")
 _DURATION = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+")
@@ -307,7 +300,7 @@ def parse_model_options(values: Iterable[str]) -> dict[str, Any]:
 
 
 def _typed(key: str, raw: str) -> int | float:
-    kind, low, high = MODEL_OPTIONS[key]
+    kind = MODEL_OPTIONS[key][0]
     what = "a whole number" if kind is int else "a number"
     try:
         number: int | float = int(raw.strip()) if kind is int else float(raw.strip())
@@ -315,20 +308,7 @@ def _typed(key: str, raw: str) -> int | float:
         number = math.nan
     if isinstance(number, float) and not math.isfinite(number):
         raise OptionError(f"-o {key}={_shown(raw)[1:-1]}: {key} must be {what}")
-    if (low is not None and number < low) or (high is not None and number > high):
-        if low is not None and high is not None:
-            span = f"between {low:g} and {high:g}"
-        elif low is not None:
-            span = f"at least {low:g}"
-        else:
-            span = f"at most {high:g}"
-        raise OptionError(f"-o {key}={raw.strip()}: {key} must be {what} {span}")
-    if key == "num_predict" and number == 0:
-        raise OptionError(
-            "-o num_predict=0 would generate nothing: give a limit of 1 or more, "
-            "-1 for none or -2 to fill the context"
-        )
-    return number
+    return _model_options.check_model_option(key, number, f"-o {key}={raw.strip()}")
 
 
 def parse_keep_alive(value: str | None) -> str | int | None:

@@ -78,8 +78,13 @@ def prompt_and_piped(o: Options) -> tuple[str, str | None]:
     """The user message of a single turn, and the text read from stdin for it (None: none),
     by the rule in `ore.cli.stdin` (`-` as the argument: stdin alone)."""
     from .console import note
-    from .stdin import prompt_stdin
+    from .stdin import MAX_INPUT, prompt_stdin
 
     image_on_stdin = "-" in (o.attach or ())  # then stdin holds the image, not text
-    piped = None if image_on_stdin else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note)
+    limit = parse_size(o.max_input, "--max-input") if o.max_input else MAX_INPUT
+    piped = (
+        None
+        if image_on_stdin
+        else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note, limit=limit)
+    )
     return combine_prompt(None if o.stdin_prompt else o.prompt, piped), piped

@@ -15,6 +15,7 @@ from ..errors import SkillError
 
 __all__ = [
     "FRONTMATTER_LIMIT",
+    "YAML_EXPANSION_LIMIT",
     "decode",
     "open_skill_file",
     "parse_frontmatter",
@@ -24,6 +25,11 @@ __all__ = [
 ]
 
 FRONTMATTER_LIMIT = 64 * 1024  # a closing `---` must come within this many bytes
+#: How large a frontmatter may be with its YAML aliases (`*name`) expanded, counting each value
+#: as 1 plus the characters of a scalar: a few hundred bytes of nested aliases ("billion
+#: laughs") otherwise stand for billions of values, which anything that walks or prints them
+#: would take hours and gigabytes to do. Frontmatter without aliases stays far below it.
+YAML_EXPANSION_LIMIT = 1_000_000
 _CHUNK = 4096
 
 _OPEN = re.compile(rb"\A(?:\xef\xbb\xbf)?---[ \t]*\r?\n")
@@ -108,7 +114,15 @@ def _full_yaml(text: str) -> Any:
     import yaml  # type: ignore[import-untyped, unused-ignore]
 
     try:
-        return yaml.safe_load(text)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -116,6 +130,43 @@ def _full_yaml(text: str) -> Any:
         raise SkillError(f"bad YAML in the frontmatter{where}: {problem}") from exc
     except (RecursionError, ValueError, OverflowError) as exc:
         raise SkillError(f"bad YAML in the frontmatter: {type(exc).__name__}") from exc
+
+
+def _check_expansion(root: Any) -> None:
+    """Refuse a YAML node graph larger than YAML_EXPANSION_LIMIT once its aliases are expanded,
+    or one that holds itself (`&a [*a]`). Each node is visited once, so this costs as much as
+    the text is long, not as much as the expansion would."""
+    sizes: dict[int, int] = {}
+    busy: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            busy.discard(key)
+            sizes[key] = total
+            if total > YAML_EXPANSION_LIMIT:
+                raise SkillError(
+                    "the frontmatter's YAML aliases expand past "
+                    f"{YAML_EXPANSION_LIMIT} values and characters (a 'billion laughs')"
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in busy:
+            raise SkillError("the frontmatter's YAML holds an alias to itself (a recursive alias)")
+        if not isinstance(node.value, list):
+            sizes[key] = 1 + len(str(node.value))
+            continue
+        busy.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node))
+
+
+def _children(node: Any) -> list[Any]:
+    """A sequence node's items, or a mapping node's keys and values."""
+    return [n for item in node.value for n in (item if isinstance(item, tuple) else (item,))]
 
 
 _KEY = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..core import Turn
     from ..types import Message
 
-__all__ = ["answer_warnings", "extract_block", "structured", "truncation"]
+__all__ = ["MAX_STRUCTURED_DEPTH", "answer_warnings", "extract_block", "structured", "truncation"]
 
 _LENGTH_HINT = "allow more with -o num_predict=N"
 #: A prompt is "evidently cut" when the server read fewer than one token per this many
@@ -26,6 +26,10 @@ _CHARS_PER_TOKEN = 12
 #: ... and read at least this many tokens (half of `-o num_ctx`, when given): a cut fills the
 #: window, while a prompt the server had cached reads few.
 _FLOOR = 1024
+#: The deepest nesting of lists and objects a `--schema` answer is checked at: a recursive
+#: schema (`{"$ref": "#"}`) is checked by recursion, one level a call, so a deeper answer
+#: would exhaust Python's stack; no answer a schema asks for nests this deep.
+MAX_STRUCTURED_DEPTH = 64
 
 
 def answer_warnings(turn: Turn, history: Sequence[Message] = ()) -> tuple[str, ...]:
@@ -114,15 +118,44 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
         return None, f"the answer is not JSON ({where}); {kept}"
     except (ValueError, RecursionError):
         return None, f"the answer is not JSON ORE can read; {kept}"
+    if _deeper_than(data, MAX_STRUCTURED_DEPTH):
+        return None, (
+            f"the answer nests deeper than {MAX_STRUCTURED_DEPTH} levels, "
+            f"too deep to check against the schema; {kept}"
+        )
     from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
 
-    error = best_match(validators.validator_for(schema)(schema).iter_errors(data))
+    try:
+        error = best_match(validators.validator_for(schema)(schema).iter_errors(data))
+    except (RecursionError, MemoryError):
+        return None, f"the answer cannot be checked: the schema recurses too deeply; {kept}"
+    except Exception as exc:  # a $ref that resolves nowhere, a regex the engine refuses, ...
+        return None, f"the answer cannot be checked against the schema ({_why(exc)}); {kept}"
     if error is None:
         return data, None
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
     return None, f"the answer does not match the schema at {path}: {message}; {kept}"
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether JSON `data` nests lists and objects more than `limit` deep (without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            if depth >= limit:
+                return True
+            stack.extend((item, depth + 1) for item in value)
+    return False
+
+
+def _why(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:159] + "…"
 
 
 _OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
