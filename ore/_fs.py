@@ -4,8 +4,11 @@ Why one module: these rules are easy to get subtly different in four places, and
 is a bug someone can plant a file to trigger. Here they are written, tested and hardened once:
 
 - a read never blocks: a FIFO or device is opened O_NONBLOCK and refused after `fstat`;
-- a write is atomic (old content or new, never half), and never replaces a FIFO or device the
-  user pointed us at (`/dev/null`, `/dev/stdout` on a pipe): those are written through;
+- a write is atomic (old content or new, never half), and never replaces a FIFO, device or
+  open descriptor the user pointed us at (`/dev/null`, `/dev/stdout`, `/proc/PID/fd/N`): those
+  are written through; an existing file can keep its mode, a new one is private;
+- a temp file is removed only by the process that made it (tracked here, in memory): never by
+  a guess from a pid, which another PID namespace sharing the folder may be using;
 - a path confined to a root is checked once (`resolve_inside`) and opened without following a
   symlink swapped in after the check (`open_inside`).
 
@@ -16,17 +19,17 @@ A leaf: standard library only, imports nothing from ORE, never prints. Failures 
 
 from __future__ import annotations
 
+import atexit
 import errno
 import fcntl
 import os
 import stat
-import time
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 __all__ = [
-    "STALE_SECONDS",
     "NotRegularFile",
     "OutsideRoot",
     "atomic_write",
@@ -45,14 +48,15 @@ __all__ = [
 
 StrPath = str | os.PathLike[str]
 
-#: A temp file this old is a dead writer's, even if its pid has been reused since.
-STALE_SECONDS = 3600
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
 _KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "FIFO", stat.S_IFCHR: "character device"}
 _KINDS |= {stat.S_IFBLK: "block device", stat.S_IFSOCK: "socket"}
-_HEX = frozenset("0123456789abcdef")
+#: The temp files this process made and has not yet renamed or removed (`atomic_write`):
+#: the only ones it ever removes.
+_OUR_TEMPS: set[str] = set()
+_TEMPS_LOCK = threading.Lock()
 
 
 class NotRegularFile(OSError):
@@ -254,20 +258,26 @@ def _kind(entry: os.DirEntry[str]) -> str:
 # -- writing -------------------------------------------------------------------------------------
 
 
-def atomic_write(path: StrPath, data: bytes, *, mode: int | None = 0o600) -> None:
+def atomic_write(
+    path: StrPath, data: bytes, *, mode: int | None = 0o600, keep_mode: bool = False
+) -> None:
     """Put `data` at `path` so that a reader sees the old content or the new, never half.
 
     A temp file `.NAME.PID.RANDOM.tmp` in the same folder (O_EXCL, O_NOFOLLOW) is written,
     fsynced and renamed over `path`, then the folder is fsynced (a filesystem refusing that is
     not worth failing for: the file is in place). The temp file is removed on any failure,
-    KeyboardInterrupt included; temp files of NAME that a killed writer left (its pid gone, or
-    older than `STALE_SECONDS`) are removed first.
+    KeyboardInterrupt included, and at exit if still there. Only temp files this process made
+    are ever removed: one a killed writer left stays (hidden; no reader takes it for the file).
 
-    Only a regular file or a missing path is ever replaced: an existing FIFO or device
-    (`/dev/null`, `/dev/stdout` on a pipe) is written through, as the user meant.
+    Only a regular file or a missing path is ever replaced: a FIFO, device or socket at `path`
+    (symlinks followed: `/dev/null`, `/dev/stdout`), or any `/proc/PID/fd/N` (`/dev/fd/N`), is
+    written through, as the user meant; one of this process's own descriptors is written to
+    directly, sharing its offset as a shell redirection does.
 
-    :param mode: the file's permission bits, exactly (umask ignored); None for the normal
+    :param mode: a new file's permission bits, exactly (umask ignored); None for the normal
         `0o666 & ~umask`, as `open(2)` gives them.
+    :param keep_mode: an existing regular file keeps its permission bits (and, when this
+        process may set them, its owner and group): `mode` is then only for a new file.
     :raises IsADirectoryError: `path` is a directory.
     :raises OSError: anything else; ENXIO for a FIFO that nobody reads.
     """
@@ -276,12 +286,16 @@ def atomic_write(path: StrPath, data: bytes, *, mode: int | None = 0o600) -> Non
         return
     folder, name = os.path.split(target)
     stem = name[:200]  # leaves room for the suffix within NAME_MAX
-    _remove_stale(folder, f".{stem}.")
+    old = _existing(target) if keep_mode else None
     tmp = os.path.join(folder, f".{stem}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, _TEMP, 0o666 if mode is None else 0o600)
+    with _TEMPS_LOCK:
+        _OUR_TEMPS.add(tmp)
     try:
         try:
-            if mode is not None:
+            if old is not None:
+                _keep_owner_and_mode(fd, old)
+            elif mode is not None:
                 os.fchmod(fd, mode)
             _write_all(fd, data)
             os.fsync(fd)
@@ -292,7 +306,39 @@ def atomic_write(path: StrPath, data: bytes, *, mode: int | None = 0o600) -> Non
         with suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        with _TEMPS_LOCK:
+            _OUR_TEMPS.discard(tmp)
     _sync_folder(folder)
+
+
+def _existing(target: str) -> os.stat_result | None:
+    """The stat of the regular file at `target` (symlinks followed), None for anything else."""
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """Give the temp file `old`'s owner and group when allowed (root may give any; others only
+    their own), then its permission bits (after chown, which clears set-id bits)."""
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        with suppress(OSError):
+            os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+
+
+@atexit.register
+def _remove_our_temps() -> None:
+    """At exit, the temp files this process made and never renamed (a thread cut short)."""
+    with _TEMPS_LOCK:
+        left = list(_OUR_TEMPS)
+        _OUR_TEMPS.clear()
+    for tmp in left:
+        with suppress(OSError):
+            os.unlink(tmp)
 
 
 def durable_rename(src: StrPath, dst: StrPath) -> None:
@@ -314,8 +360,10 @@ def _sync_folder(folder: str) -> None:
 
 def writes_through(path: StrPath) -> bool:
     """Whether `atomic_write(path)` writes into what is there instead of replacing it: `path`
-    (symlinks followed) is a FIFO, device or socket. Then no writable folder is needed."""
-    return _mode(path) not in (0, stat.S_IFREG, stat.S_IFDIR)
+    (symlinks followed) is a FIFO, device or socket, or names a descriptor (`/proc/PID/fd/N`,
+    `/dev/fd/N`, `/dev/stdout`). Then no writable folder is needed."""
+    target = os.path.abspath(os.fspath(path))
+    return _proc_fd(target) is not None or _mode(target) not in (0, stat.S_IFREG, stat.S_IFDIR)
 
 
 def _mode(path: StrPath) -> int:
@@ -327,21 +375,55 @@ def _mode(path: StrPath) -> int:
         return 0
 
 
+def _proc_fd(target: str) -> tuple[int, int] | None:
+    """(pid, N) when `target`, its symlinks followed one by one, names `/proc/PID/fd/N` (as
+    `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1` do); else None.
+
+    Such a path must never be renamed over: the rename would replace the symlink (`/dev/stdout`
+    itself, as root) or fail, and never reach what the descriptor is open on."""
+    path = target
+    for _ in range(40):  # the kernel's own limit on symlinks in a path
+        folder, name = os.path.split(path)
+        real = os.path.realpath(folder)
+        parts = real.split("/")
+        if name.isdigit() and parts[:2] == ["", "proc"] and parts[-1] == "fd":
+            if len(parts) == 4 and parts[2].isdigit():  # /proc/PID/fd
+                return int(parts[2]), int(name)
+            if len(parts) == 6 and parts[2].isdigit() and parts[3] == "task":
+                return int(parts[2]), int(name)  # /proc/PID/task/TID/fd: the process's
+        try:
+            link = os.readlink(path)
+        except OSError:
+            return None  # not a symlink (or gone): a name of its own
+        path = os.path.normpath(os.path.join(real, link))
+    return None
+
+
 def _write_through(target: str, data: bytes) -> bool:
-    """Write `data` into the FIFO or device at `target`; False when it is to be replaced."""
+    """Write `data` into the descriptor, FIFO or device at `target`; False when it is to be
+    replaced."""
+    named = _proc_fd(target)
+    if named is not None and named[0] == os.getpid():
+        # One of our own descriptors (stdout, say): write to it, sharing its offset, as
+        # `> /dev/stdout` in a shell does; opening it again would start at offset 0.
+        _write_all(named[1], data)
+        return True
     mode = _mode(target)
     if mode == stat.S_IFDIR:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
-    if mode in (0, stat.S_IFREG):
+    if named is None and mode in (0, stat.S_IFREG):
         return False
-    try:  # O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting forever
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    # O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting forever; another
+    # process's descriptor on a regular file is appended to, never truncated.
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_APPEND if named else 0)
+    try:
+        fd = os.open(target, flags)
     except OSError as exc:
         if exc.errno == errno.ENXIO and mode == stat.S_IFIFO:
             raise OSError(errno.ENXIO, "no process is reading the FIFO", target) from exc
         raise
     try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
+        if named is None and stat.S_ISREG(os.fstat(fd).st_mode):
             return False  # swapped for a regular file since the stat: replace that after all
         os.set_blocking(fd, True)
         _write_all(fd, data)
@@ -380,34 +462,3 @@ def exclusive_lock(lock_path: StrPath) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
-
-
-def _remove_stale(folder: str, prefix: str) -> None:
-    """Remove the `PREFIX<pid>.<12 hex>.tmp` files whose writer is gone or that are too old."""
-    now = time.time()
-    with suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            name = entry.name
-            if not (name.startswith(prefix) and name.endswith(".tmp")):
-                continue
-            pid, _, rand = name[len(prefix) : -len(".tmp")].partition(".")
-            if not (pid.isascii() and pid.isdigit() and len(rand) == 12 and _HEX.issuperset(rand)):
-                continue
-            with suppress(OSError):
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(info.st_mode) and (
-                    now - info.st_mtime > STALE_SECONDS or not _alive(int(pid))
-                ):
-                    os.unlink(entry.path)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):
-        return False  # no such process, or no process can have that number
-    except OSError:
-        return True  # EPERM: alive, and someone else's
-    return True

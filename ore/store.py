@@ -41,6 +41,7 @@ __all__ = [
     "FileSessionStore",
     "SessionInfo",
     "SessionStore",
+    "SessionTaken",
     "default_store",
     "validate_name",
 ]
@@ -71,6 +72,10 @@ def validate_name(name: str) -> str:
         shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "..."
         raise StoreError(f"{shown} is not a valid session name; {_VALID_NAME}")
     return name
+
+
+class SessionTaken(StoreError):
+    """`append` found another session at the name (another id): nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +169,8 @@ class FileSessionStore:
         If the file has disappeared (deleted mid-conversation) it is recreated with these messages.
 
         :param session_id: the id of the session the caller loaded; when given and the file now
-            holds a different session, nothing is written and `StoreError` is raised.
+            holds a different session, nothing is written and `SessionTaken` (a `StoreError`)
+            is raised: `save_elsewhere` then keeps the turn under a new name.
         :raises ValueError: if a message is a system message (those are never stored).
         """
         path = self.path(name)
@@ -178,7 +184,7 @@ class FileSessionStore:
                 raw = (Session(id=session_id) if session_id else Session()).to_dict()
             current = _parse(path, raw)
             if session_id is not None and current.id != session_id:
-                raise StoreError(
+                raise SessionTaken(
                     f"session file {path} now holds another session (id {current.id}, not "
                     f"{session_id}); save this conversation under a new name",
                     path=str(path),
@@ -191,6 +197,30 @@ class FileSessionStore:
             raw["messages"].extend(m.to_dict() for m in fresh)
             self._write(name, path, raw)
             return current.append(*fresh)
+
+    def save_elsewhere(self, name: str, session: Session) -> tuple[str, Session]:
+        """Save `session` whole as a new session under the first free name of `NAME-2`,
+        `NAME-3`, ... (each checked and created under its own lock); the name and the session.
+
+        For a turn whose session `name` now holds another one (`SessionTaken`): a fork into a
+        name that exists, or that another process created first. `name` is left as it is.
+
+        :raises StoreError: a session that cannot be written at all (an unwritable folder).
+        """
+        validate_name(name)
+        for number in range(2, _MAX_TRIES + 2):
+            candidate = _numbered(name, number)
+            path = self.path(candidate)
+            with self._locked(candidate):
+                if os.path.lexists(path):
+                    continue
+                self._write(candidate, path, session.to_dict())
+                return candidate, session
+        raise StoreError(
+            f"no free name for this session: '{name}' and the {_MAX_TRIES} numbered names "
+            f"after it are taken; save under another name with --save-session",
+            path=str(self.path(name)),
+        )
 
     def delete(self, name: str) -> None:
         """Remove session `name` (corrupt or not); `StoreError` if there is none."""
@@ -348,6 +378,16 @@ class FileSessionStore:
                     SessionInfo(name, path, session.id, session.created_at, count, modified)
                 )
         return infos
+
+
+#: How many numbered names `save_elsewhere` tries (NAME-2, NAME-3, ...) before it gives up.
+_MAX_TRIES = 1000
+
+
+def _numbered(name: str, number: int) -> str:
+    """`NAME-N`, NAME cut so that the whole stays a valid name."""
+    suffix = f"-{number}"
+    return validate_name(name[: MAX_NAME_LENGTH - len(suffix)].rstrip(".") + suffix)
 
 
 def default_store() -> FileSessionStore:

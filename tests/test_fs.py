@@ -1,8 +1,9 @@
 """ore._fs, the one place files are read, confined to a root, and written: the spec, in order.
 
 1. `os_error_words`: the OS's words, verbatim.
-2. `atomic_write`: old content or new, never half; exact modes; FIFOs and devices written
-   through, never replaced; stale temp files of killed writers removed.
+2. `atomic_write`: old content or new, never half; exact modes, or an existing file's kept;
+   FIFOs, devices and /proc descriptors written through, never replaced; only this process's
+   own temp files ever removed.
 3. `open_regular` / `read_regular`: regular files only, and a FIFO or device never blocks.
 4. `resolve_inside` / `open_inside`: nothing outside the root, even against a racing swap.
 """
@@ -187,8 +188,10 @@ def test_a_writer_killed_mid_write_leaves_old_or_new_content_never_half(tmp_path
         writer.stdout.close()
         data = path.read_bytes()
         assert len(data) == size and data == data[:1] * size, f"half a file in round {round_}"
-    atomic_write(path, b"done")  # the dead writers' temp files go with the next write
-    assert path.read_bytes() == b"done" and temps(tmp_path) == []
+    left = temps(tmp_path)  # a killed writer's temp file stays: no other process owns it
+    atomic_write(path, b"done")
+    assert path.read_bytes() == b"done" and temps(tmp_path) == left
+    assert all(f".{os.getpid()}." not in name for name in left)
 
 
 def test_a_directory_at_the_path_is_refused(tmp_path: Path) -> None:
@@ -273,19 +276,127 @@ def _dead_pid() -> int:
     return child.pid
 
 
-def test_stale_temp_files_of_the_same_name_go_with_the_next_write(tmp_path: Path) -> None:
+@pytest.mark.invariant
+def test_only_temp_files_this_process_made_are_ever_removed(tmp_path: Path) -> None:
+    # Another PID namespace sharing the folder may be writing as a pid this process cannot
+    # see (or sees as dead, or as someone else): no pid, no age makes a temp file ours.
     dead, alive = _dead_pid(), os.getppid()
-    stale = tmp_path / f".out.{dead}.0123456789ab.tmp"
-    old = tmp_path / f".out.{alive}.0123456789ac.tmp"
-    live = tmp_path / f".out.{alive}.0123456789ad.tmp"
-    other = tmp_path / f".other.{dead}.0123456789ab.tmp"
-    odd = tmp_path / f".out.{dead}.not-ours.tmp"
-    for path in (stale, old, live, other, odd):
+    others = [
+        tmp_path / f".out.{dead}.0123456789ab.tmp",
+        tmp_path / f".out.{alive}.0123456789ac.tmp",
+        tmp_path / f".out.{alive}.0123456789ad.tmp",
+        tmp_path / f".other.{dead}.0123456789ab.tmp",
+        tmp_path / f".out.{os.getpid()}.0123456789ae.tmp",  # our pid, but not made by us
+    ]
+    for path in others:
         path.write_bytes(b"half")
-    hour_ago = time.time() - _fs.STALE_SECONDS - 60
-    os.utime(old, (hour_ago, hour_ago))
+    day_ago = time.time() - 86400
+    os.utime(others[1], (day_ago, day_ago))
     atomic_write(tmp_path / "out", b"new")
-    assert temps(tmp_path) == sorted(p.name for p in (live, other, odd))
+    assert temps(tmp_path) == sorted(p.name for p in others)
+
+
+def test_a_temp_file_left_by_a_cut_short_write_goes_at_exit(tmp_path: Path) -> None:
+    script = """
+import os, sys
+from ore import _fs
+real = os.replace
+def cut(*args):
+    raise SystemExit(0)  # as if the thread were cut short before its clean-up
+os.replace = cut
+try:
+    _fs.atomic_write(sys.argv[1], b"x")
+finally:
+    os.replace = real
+"""
+    # SystemExit is a BaseException: the write's own clean-up removes it; the set is empty.
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], check=True)
+    assert temps(tmp_path) == []
+    leaked = """
+import os, sys
+from ore import _fs
+path = os.path.join(sys.argv[1], ".out.1.0123456789ab.tmp")
+open(path, "w").close()
+_fs._OUR_TEMPS.add(path)  # made by this process, never renamed
+"""
+    subprocess.run([sys.executable, "-c", leaked, str(tmp_path)], check=True)
+    assert temps(tmp_path) == []
+
+
+def test_keep_mode_keeps_an_existing_files_mode_and_gives_a_new_one_the_mode_asked(
+    tmp_path: Path, umask: Callable[[int], None]
+) -> None:
+    umask(0o022)
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"old")
+    secret.chmod(0o600)
+    atomic_write(secret, b"new", mode=0o600, keep_mode=True)
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and secret.read_bytes() == b"new"
+    shared = tmp_path / "shared"
+    shared.write_bytes(b"old")
+    shared.chmod(0o640)
+    atomic_write(shared, b"new", mode=0o600, keep_mode=True)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o640
+    fresh = tmp_path / "fresh"
+    atomic_write(fresh, b"new", mode=0o600, keep_mode=True)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o600
+
+
+def test_keep_mode_keeps_the_owner_when_root_writes_another_users_file(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    path = tmp_path / "theirs"
+    path.write_bytes(b"old")
+    os.chown(path, 12345, 12345)
+    path.chmod(0o604)
+    atomic_write(path, b"new", keep_mode=True)
+    info = path.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (12345, 12345, 0o604)
+
+
+@pytest.mark.invariant
+def test_a_proc_fd_path_is_written_into_its_descriptor_never_replaced(tmp_path: Path) -> None:
+    # /dev/stdout -> /proc/self/fd/1: on a regular file, stat says "regular file", and a
+    # rename would replace the symlink itself (as root) instead of writing to stdout.
+    script = """
+import os, sys
+from ore._fs import atomic_write, writes_through
+os.write(1, b"before\\n")
+for path in sys.argv[1:]:
+    assert writes_through(path), path
+    atomic_write(path, path.encode() + b"\\n")
+os.write(1, b"after\\n")
+"""
+    link = tmp_path / "stdout-link"
+    link.symlink_to("/dev/stdout")
+    paths = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", str(link)]
+    dev_stdout = os.readlink("/dev/stdout")
+    out = tmp_path / "out.txt"
+    with out.open("wb") as sink:
+        subprocess.run([sys.executable, "-c", script, *paths], stdout=sink, check=True)
+    assert out.read_text().splitlines() == ["before", *paths, "after"]
+    assert os.readlink("/dev/stdout") == dev_stdout and link.is_symlink()
+    assert temps(tmp_path) == [] and temps(Path("/dev")) == []
+
+
+def test_another_processs_fd_on_a_file_is_appended_to_never_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    log.write_bytes(b"kept\n")
+    with log.open("ab") as handle:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.stdin.read()"],
+            stdin=subprocess.PIPE,
+            stdout=handle,
+        )
+    try:
+        path = f"/proc/{holder.pid}/fd/1"
+        assert writes_through(path)
+        atomic_write(path, b"added\n")
+        assert log.read_bytes() == b"kept\nadded\n" and os.path.islink(path)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(10)
 
 
 # -- 3. reading regular files --------------------------------------------------------------------

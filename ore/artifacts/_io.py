@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import suppress
 
 from .._fs import NotRegularFile, atomic_write, os_error_words, read_regular, writes_through
 from ..errors import ArtifactError
@@ -129,7 +130,7 @@ def check_destination(dest: str | os.PathLike[str]) -> None:
     if not path.strip():
         raise ArtifactError("--artifact-out needs a file path, or '-' for stdout")
     if path == "-" or writes_through(path):
-        return  # a FIFO or device (/dev/null, /dev/stdout) is written through, not replaced
+        return  # a FIFO, device or descriptor (/dev/null, /dev/stdout) is written through
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ArtifactError(f"cannot write the artifact to '{path}': it is a directory")
@@ -153,7 +154,9 @@ def write_artifact(
     """Write the artifact to stdout ("-") or atomically to a file (`ore._fs.atomic_write`).
 
     A reader of the file sees either the previous content or the whole new artifact, never half;
-    a FIFO or device at `dest` is written through, never replaced.
+    a FIFO, device or descriptor at `dest` (`/dev/stdout`, `/proc/PID/fd/N`) is written through,
+    never replaced. An artifact holds tool output (a `.env`, say): a new file is created 0600,
+    and an existing one keeps its mode (and owner).
     """
     text = dumps_artifact(artifact, version)
     path = os.fspath(dest)
@@ -162,8 +165,11 @@ def write_artifact(
         sys.stdout.flush()
         return
     check_destination(path)
+    for stream in (sys.stdout, sys.stderr):  # what is buffered comes first at /dev/stdout
+        with suppress(Exception):
+            stream.flush()
     try:
-        atomic_write(path, text.encode("utf-8"), mode=None)  # normal permissions, as cp gives
+        atomic_write(path, text.encode("utf-8"), mode=0o600, keep_mode=True)
     except OSError as exc:
         raise ArtifactError(
             f"cannot write the artifact to '{path}': {os_error_words(exc)}"

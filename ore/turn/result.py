@@ -28,7 +28,10 @@ class TurnResult:
     :param data: the parsed JSON of an answer that matched the request's schema.
     :param schema_error: why the answer did not match the schema (it is still saved).
     :param artifact: the execution artifact, when one was asked for.
-    :param kept: what was written, for a message: "the turn is saved in session 'x'", ...
+    :param kept: what was written, for a message: "the turn is saved in session 'x'", ...;
+        when the session asked for holds another one (a fork into a name that exists, or that
+        another process took first), the first says the new name it went to: "the turn is saved
+        in session 'x-2' ('x' holds another session)", and `conversation.name` is 'x-2'.
     :param history: the part of the conversation that was sent.
     """
 

@@ -259,7 +259,12 @@ def _run(
     if conversation is not None and history is not None and turn.session is not None:
         whole = conversation.session.append(*turn.session.messages[len(history.messages) :])
         after = append_turn(conversation, whole, turn.response.model_id)
-        if after.name is not None:
+        if after.name is not None and after.name != conversation.name:
+            kept.append(
+                f"the turn is saved in session '{after.name}' "
+                f"('{conversation.name}' holds another session)"
+            )
+        elif after.name is not None:
             kept.append(f"the turn is saved in session '{after.name}'")
     artifact = None
     if request.artifact_out is not None:

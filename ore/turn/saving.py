@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import OreError
 from .request import Conversation
 
 if TYPE_CHECKING:
@@ -42,7 +41,10 @@ def open_conversation(
     - `save` alone: continued if it exists, else created (with `create=False`, as for a dry
       run, nothing is written and a new session stays in memory).
     - `resume` A and `save` B: A's history continues into a new session B, written with A's
-      messages when the first turn completes; A is never written. B must not exist yet.
+      messages when the first turn completes; A is never written. When B exists by then (before
+      the call, or another process took it meanwhile), B is left as it is and the turn is saved
+      as a new session `B-2` (the first free number): the answer is never lost to the name, and
+      the result's conversation and `kept` say where it went.
     """
     from ..types import Session
 
@@ -52,11 +54,7 @@ def open_conversation(
         if save is None or save == resume:
             return Conversation(session, resume, len(session.messages), history)
         if store.exists(save):
-            raise OreError(
-                f"session '{save}' already exists: --resume-session {resume} "
-                f"--save-session {save} starts a new session; pick a new name, or continue "
-                f"'{save}' with --resume-session {save}"
-            )
+            store.load(save)  # a corrupt or unreadable B is reported before any call, as ever
         return Conversation(Session(messages=session.messages), save, 0, history)
     if save is None:
         return Conversation(Session(), None, 0, history)
@@ -72,16 +70,26 @@ def open_conversation(
 def append_turn(conversation: Conversation, whole: Session, model_id: str) -> Conversation:
     """Append what `whole` (the conversation with the new turn) holds beyond what the saved
     session has, remember the model that answered, and return the conversation as it is now.
-    The one place a turn reaches a saved session."""
+    The one place a turn reaches a saved session.
+
+    The fork rule: when the conversation's name now holds another session (a fork into a name
+    that exists, a name another process took first), that session is left as it is and the
+    whole conversation is saved as a new session under the first free `NAME-N`; the returned
+    conversation carries that name, and the next turns go there."""
     from ..sessions import record_model
 
     if conversation.name is None:
         return Conversation(whole, None, 0, conversation.history)
+    from ..store import SessionTaken
+
     store = _store()
-    session_id = conversation.session.id
-    store.append(conversation.name, whole.messages[conversation.saved :], session_id=session_id)
-    record_model(store, conversation.name, model_id)
-    return Conversation(whole, conversation.name, len(whole.messages), conversation.history)
+    name = conversation.name
+    try:
+        store.append(name, whole.messages[conversation.saved :], session_id=whole.id)
+    except SessionTaken:
+        name, _ = store.save_elsewhere(name, whole)
+    record_model(store, name, model_id)
+    return Conversation(whole, name, len(whole.messages), conversation.history)
 
 
 def save_conversation(

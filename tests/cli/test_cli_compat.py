@@ -233,18 +233,27 @@ def test_resume_a_save_b_leaves_a_byte_identical_and_b_holding_its_turns_plus_th
     ]
 
 
-def test_continuing_into_a_session_that_exists_is_refused_before_any_request(
+def test_continuing_into_a_session_that_exists_leaves_it_and_saves_the_turn_as_a_new_name(
     fake_ollama, ore_env
 ) -> None:
+    # Issue 21: refusing before the call left a race (B created between the check and the
+    # save lost the answer); now an existing B is never written, and the turn goes to B-2.
     assert ore("--save-session", "a", "one", env=ore_env).returncode == 0
     assert ore("--save-session", "b", "two", env=ore_env).returncode == 0
     before = session_path(ore_env, "b").read_bytes()
-    fake_ollama.clear_requests()
     result = ore("--resume-session", "a", "--save-session", "b", "three", env=ore_env)
-    assert result.returncode == 1
-    assert "already exists" in one_line_error(result)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "echo: three\n"
+    assert "'b-2'" in one_line_stderr(result)
     assert session_path(ore_env, "b").read_bytes() == before
-    assert fake_ollama.chat_requests() == []
+    saved = json.loads(session_path(ore_env, "b-2").read_text())
+    assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["one", "three"]
+
+
+def one_line_stderr(result: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
 
 
 def test_a_repl_continuing_a_into_b_saves_every_turn_to_b_only(fake_ollama, ore_env) -> None:
