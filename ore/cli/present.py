@@ -53,9 +53,9 @@ class Display:
     :param usage: the -u line after the answer.
     :param render: show the answer as Markdown (at a terminal, without --raw, a non-empty
         NO_COLOR or TERM=dumb, and not when it is shaped): `ore.cli.render`.
-    :param terminal: what stdout shows of the answer (rendered or shaped) passes
-        `console.visible` first: at a terminal, without --raw, a non-empty NO_COLOR or
-        TERM=dumb.
+    :param terminal: what stdout shows of the answer (rendered, plain or shaped) passes
+        `console.visible` first: at a terminal, unless --raw (NO_COLOR and TERM=dumb turn off
+        colour and rendering, not this: an escape sequence is no colour).
     """
 
     stream: bool
@@ -78,9 +78,9 @@ class Display:
 
         extract = "last" if o.extract_last else ("first" if o.extract else None)
         shaped = extract is not None or controls.schema is not None
-        terminal = show and wanted(raw=o.raw)
+        terminal = show and not o.raw and is_terminal(sys.stdout)
         return cls(
-            render=terminal and not shaped,
+            render=show and wanted(raw=o.raw) and not shaped,
             terminal=terminal,
             stream=show and stream,
             echo=show and stream and not shaped,
@@ -132,7 +132,7 @@ class Sink:
                     text, self._held = text[:-1], "\r"
                 self.run(self._live.feed, terminal_text(text))
             else:
-                self.run(out, text, nl=False)
+                self.run(out, terminal_text(text) if self.display.terminal else text, nl=False)
 
     def run(self, action: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         """`action(...)` on stdout, remembering instead of raising a failure to write there:
@@ -214,7 +214,8 @@ def deliver(result: TurnResult, display: Display, sink: Sink) -> None:
 
             sink.run(print_markdown, terminal_text(content))
         else:
-            sink.run(out, content, nl=not content.endswith("\n"))
+            shown = terminal_text(content) if display.terminal else content
+            sink.run(out, shown, nl=not shown.endswith("\n"))
     if sink.lost is not None:
         lost = sink.lost
         kept = "".join(f"; {k}" for k in result.kept)
