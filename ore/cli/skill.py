@@ -7,7 +7,8 @@ from typing import NoReturn
 
 import click
 
-from .console import out
+from ..errors import OreError
+from .console import out, report, visible
 
 __all__ = ["skill"]
 
@@ -40,12 +41,12 @@ def validate(path: Path) -> None:
         _fail(f"{folder} holds no SKILL.md, so it is not a skill folder")
     findings = check_skill(folder)
     for finding in findings:
-        out(f"{skill_md}: {finding}")
+        out(visible(f"{skill_md}: {finding}"))
     if findings:
         raise click.exceptions.Exit(1)
-    out(f"{skill_md}: follows the Agent Skills specification")
+    out(visible(f"{skill_md}: follows the Agent Skills specification"))
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
+    report(OreError(message))
     raise click.exceptions.Exit(1)
