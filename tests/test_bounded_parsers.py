@@ -93,14 +93,28 @@ def test_an_answer_at_the_depth_bound_is_checked() -> None:
 
 
 def test_a_recursion_error_in_the_validator_is_the_one_line_schema_error(monkeypatch) -> None:
-    from jsonschema import validators
+    from jsonschema import exceptions
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(validators.Draft202012Validator, "iter_errors", boom)
+    monkeypatch.setattr(exceptions, "best_match", boom)
     data, why = structured('{"a": 1}', {"type": "object"})
     assert data is None and why is not None and "recurses too deeply" in why
+
+
+@pytest.mark.invariant
+def test_a_schema_check_exponential_in_the_answer_ends_in_bounded_time(monkeypatch) -> None:
+    from ore.turn import answer
+
+    monkeypatch.setattr(answer, "MAX_STRUCTURED_SECONDS", 0.3)
+    both = {"type": "array", "items": {"$ref": "#"}}
+    schema = {"anyOf": [both, {**both, "maxItems": 5}]}  # each level tries both: 2**depth
+    started = time.monotonic()
+    data, why = structured(_nested(40).replace('"x"', "1"), schema)
+    assert time.monotonic() - started < 3
+    assert data is None and why is not None and "within 0.3 seconds" in why
+    assert why.endswith("the raw answer is in --json and the artifact")
 
 
 def test_an_unresolvable_ref_is_the_one_line_schema_error() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,14 @@ if TYPE_CHECKING:
     from ..core import Turn
     from ..types import Message
 
-__all__ = ["MAX_STRUCTURED_DEPTH", "answer_warnings", "extract_block", "structured", "truncation"]
+__all__ = [
+    "MAX_STRUCTURED_DEPTH",
+    "MAX_STRUCTURED_SECONDS",
+    "answer_warnings",
+    "extract_block",
+    "structured",
+    "truncation",
+]
 
 _LENGTH_HINT = "allow more with -o num_predict=N"
 #: A prompt is "evidently cut" when the server read fewer than one token per this many
@@ -30,6 +38,9 @@ _FLOOR = 1024
 #: schema (`{"$ref": "#"}`) is checked by recursion, one level a call, so a deeper answer
 #: would exhaust Python's stack; no answer a schema asks for nests this deep.
 MAX_STRUCTURED_DEPTH = 64
+#: The most seconds a `--schema` check of one answer may take (some schemas cost time
+#: exponential in the answer's size); past it the answer is kept, unchecked, as a mismatch.
+MAX_STRUCTURED_SECONDS = 5.0
 
 
 def answer_warnings(turn: Turn, history: Sequence[Message] = ()) -> tuple[str, ...]:
@@ -126,8 +137,14 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
     from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
 
+    checker = _bounded(validators.validator_for(schema), MAX_STRUCTURED_SECONDS)
     try:
-        error = best_match(validators.validator_for(schema)(schema).iter_errors(data))
+        error = best_match(checker(schema).iter_errors(data))
+    except _OutOfTime:
+        return None, (
+            f"the answer could not be checked against the schema within "
+            f"{MAX_STRUCTURED_SECONDS:g} seconds; {kept}"
+        )
     except (RecursionError, MemoryError):
         return None, f"the answer cannot be checked: the schema recurses too deeply; {kept}"
     except Exception as exc:  # a $ref that resolves nowhere, a regex the engine refuses, ...
@@ -151,6 +168,31 @@ def _deeper_than(data: Any, limit: int) -> bool:
                 return True
             stack.extend((item, depth + 1) for item in value)
     return False
+
+
+class _OutOfTime(Exception):
+    """A `--schema` check ran past its time."""
+
+
+def _bounded(cls: Any, seconds: float) -> Any:
+    """The validator class `cls` with every keyword checking a deadline first: a schema whose
+    `anyOf` branches each recurse (`{"$ref": "#"}`) costs time exponential in the answer's
+    depth, and the check must end in bounded time whatever the schema."""
+    from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
+
+    deadline = time.monotonic() + seconds
+
+    def timed(keyword: Any) -> Any:
+        def check(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+            if time.monotonic() > deadline:
+                raise _OutOfTime
+            errors = keyword(validator, value, instance, schema)
+            if errors is not None:
+                yield from errors
+
+        return check
+
+    return validators.extend(cls, {name: timed(fn) for name, fn in cls.VALIDATORS.items()})
 
 
 def _why(exc: BaseException) -> str:
