@@ -41,10 +41,11 @@ Reply = str | list[str] | Callable[[dict[str, Any]], "str | list[str]"]
 #: The chat faults and their "off" values.
 _FAULTS_OFF = {"http_error": None, "mid_stream_error": None, "drop_connection": False}
 _FAULTS_OFF |= {"delay": 0.0, "hang": False, "endless": False, "raw_body": None}
+_FAULTS_OFF |= {"redirect": None, "drip_headers": None}
 ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
 _KNOBS = frozenset(
     {"models", "reply", "pieces", "done_reason", "prompt_eval_count", "thinking", "fault_count"}
-    | {"context_length"}
+    | {"context_length", "nan_counts"}
     | set(_FAULTS_OFF)
 )
 
@@ -227,6 +228,16 @@ class _Handler(BaseHTTPRequestHandler):
         if cfg["delay"] and stopping.wait(cfg["delay"]):
             self._drop()
             return
+        if cfg["drip_headers"]:  # hostile: response headers that never end, a byte at a time
+            self._drip_headers(float(cfg["drip_headers"]))
+            return
+        if cfg["redirect"] is not None:  # hostile: the chat sent on elsewhere
+            status, location = cfg["redirect"]
+            self.send_response(status)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if cfg["raw_body"] is not None:  # hostile: exactly these bytes as a 200 JSON reply
             self._send(200, cfg["raw_body"], "application/json; charset=utf-8")
             return
@@ -274,6 +285,9 @@ class _Handler(BaseHTTPRequestHandler):
             "eval_count": len(parts),
             "eval_duration": 4_799_921_000,
         }
+        if cfg["nan_counts"]:  # hostile: counts that are no numbers (json.dumps writes NaN)
+            final |= {"prompt_eval_count": float("nan"), "eval_count": float("nan")}
+            final |= {"total_duration": float("inf"), "eval_duration": float("-inf")}
         error, drop = cfg["mid_stream_error"], cfg["drop_connection"]
         if not stream:
             if error is not None:  # a failure during generation, before anything was sent
@@ -301,6 +315,20 @@ class _Handler(BaseHTTPRequestHandler):
         last = {"error": error} if error is not None else {**final, "created_at": _now()}
         self._chunk(json.dumps(last).encode() + b"\n")
         self._chunk(b"")
+
+    def _drip_headers(self, every: float) -> None:
+        """A status line, then one byte of a header every `every` seconds (up to HANG_LIMIT)."""
+        stopping = self.server.fake._stopping
+        started = time.monotonic()
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+            self.wfile.flush()
+            while not stopping.wait(every) and time.monotonic() - started < HANG_LIMIT:
+                self.wfile.write(b"x")
+                self.wfile.flush()
+        except OSError:
+            return  # the client gave up, as it should
+        self._drop()
 
     def _endless(self, body: Any) -> None:
         """Pieces of 4 KiB, as fast as the client reads them, streamed or as one JSON body."""
@@ -344,7 +372,10 @@ class FakeOllama:
 
     Knobs (plain attributes, safe to change between requests from any thread):
     `models` (installed names), `reply` (None = "echo: <last user message>"; a str; a list of
-    pieces; or a callable(request_json) -> str | list[str]), `pieces` (None = one piece per
+    pieces; or a callable(request_json) -> str | list[str]), `nan_counts` (the final counts are
+    NaN and infinities), `redirect` ((status, location): chat requests are redirected there),
+    `drip_headers` (seconds between single bytes of never-ending response headers), `pieces`
+    (None = one piece per
             # A real server cuts a prompt longer than its window and counts what it kept.
             "prompt_eval_count": cfg["prompt_eval_count"]
             or min(prompt // 4 + 1, cfg["context_length"] or prompt // 4 + 1),
@@ -375,6 +406,9 @@ class FakeOllama:
         self.hang: bool | float = False
         self.endless = False
         self.raw_body: bytes | None = None
+        self.redirect: tuple[int, str] | None = None
+        self.drip_headers: float | None = None
+        self.nan_counts = False
         self.fault_count: int | None = None
         self.version = version
         self.log_path = log_path

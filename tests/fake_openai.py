@@ -16,6 +16,7 @@ first line of stdout and serves until stdin closes.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import socket
 import sys
@@ -47,6 +48,9 @@ FAULTS = (
     "nan-usage",  # a reply whose usage counts are NaN and Infinity
     "endless",  # an answer that never ends (bounded here: 256 MiB or 60 s)
     "empty-stream",  # 200, an event stream opened and closed with no event (llama.cpp, prompt too long)
+    "redirect",  # a 307 to `redirect_to`: the chat sent on elsewhere
+    "drip-headers",  # response headers that never end, one byte every 0.2 s (up to 60 s)
+    "echo-request",  # a 500 repeating the URL it was asked (query included) and its credentials
 )
 
 
@@ -135,6 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         fault = self.server.fault
+        if fault in ("redirect", "drip-headers", "echo-request"):
+            self._hostile(fault)
+            return
         if fault in (
             "429",
             "500",
@@ -189,6 +196,29 @@ class _Handler(BaseHTTPRequestHandler):
         given = got.removeprefix("Bearer ")
         self._error(401, f"Incorrect API key provided: {given}", "invalid_request_error")
         return False
+
+    def _hostile(self, fault: str) -> None:
+        if fault == "redirect":
+            self._send(307, b"", "text/plain", {"Location": self.server.redirect_to or "/"})
+        elif fault == "echo-request":
+            auth = self.headers.get("Authorization", "")
+            basic = ""
+            if auth.startswith("Basic "):
+                basic = base64.b64decode(auth.removeprefix("Basic ")).decode(errors="replace")
+            host = self.headers.get("Host", "")
+            self._error(500, f"cannot serve http://{basic}@{host}{self.path} ({auth})")
+        else:
+            self.close_connection = True
+            started = time.monotonic()
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+                self.wfile.flush()
+                while time.monotonic() - started < 60:
+                    time.sleep(0.2)
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+            except OSError:
+                return
 
     def _fail(self, fault: str) -> None:
         if fault == "429":
@@ -332,6 +362,7 @@ class _Server(ThreadingHTTPServer):
         self.reasoning: str | None = None  # sent as reasoning_content before the answer
         self.finish_reason = "stop"
         self.delay = 0.0
+        self.redirect_to: str | None = None  # the Location of the "redirect" fault
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
@@ -403,6 +434,15 @@ class FakeOpenAI:
     @delay.setter
     def delay(self, seconds: float) -> None:
         self._server.delay = seconds
+
+    @property
+    def redirect_to(self) -> str | None:
+        """Where the "redirect" fault sends the client (a 307's Location)."""
+        return self._server.redirect_to
+
+    @redirect_to.setter
+    def redirect_to(self, value: str | None) -> None:
+        self._server.redirect_to = value
 
     @property
     def models(self) -> list[str]:

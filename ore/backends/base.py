@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ __all__ = [
     "BackendReasoner",
     "LimitExceeded",
     "Limits",
+    "ReplyBounds",
     "answered",
     "broke",
     "closed_without_answer",
@@ -47,6 +49,7 @@ __all__ = [
     "shorten",
     "timed_out",
     "unreadable",
+    "url_secrets",
     "without_credentials",
 ]
 
@@ -204,6 +207,138 @@ class LimitExceeded(Exception):
         self.message = message
 
 
+class ReplyBounds:
+    """The `Limits` of one client's replies, enforced twice: every read and write on its
+    sockets (connecting, the request, the response headers, the body) waits at most until the
+    reply's deadline (`--max-time`, counted from the request), whatever `--timeout` allows per
+    piece; and every reply body is counted against `--max-size`.
+
+    The deadline is per thread (a client's requests are made and read in one thread). Build the
+    client with `http_options(address, bounds)`, then `install` on it."""
+
+    def __init__(
+        self, limits: Limits, body: Callable[[Iterator[bytes]], Iterator[bytes]] | None = None
+    ):
+        self.limits = limits
+        self.body = body
+        self._local = threading.local()
+
+    def start(self) -> None:
+        """A request begins: its deadline is `max_seconds` from now."""
+        self._local.deadline = time.monotonic() + self.limits.max_seconds
+
+    def deadline(self) -> float | None:
+        deadline: float | None = getattr(self._local, "deadline", None)
+        return deadline
+
+    def expired(self) -> LimitExceeded:
+        return LimitExceeded(
+            f"the reply took longer than {self.limits.max_seconds:g} s; allow longer with "
+            "--max-time or ORE_MAX_TIME"
+        )
+
+    def bound(self, timeout: float | None) -> float | None:
+        """`timeout` for one socket operation, cut to what is left before the deadline."""
+        deadline = self.deadline()
+        if deadline is None:
+            return timeout
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise self.expired()
+        return left if timeout is None else min(timeout, left)
+
+    def past(self) -> bool:
+        deadline = self.deadline()
+        return deadline is not None and time.monotonic() >= deadline - 0.01
+
+    def install(self, client: Any) -> None:
+        """Hold every socket of the httpx `client` (its own transport and each proxy's) to the
+        deadline. httpx offers no public hook for this: the connection pools' network backend
+        is replaced (tests/backends/test_bounds.py fails if httpx moves it)."""
+        transports = [client._transport, *client._mounts.values()]
+        for transport in transports:
+            pool = getattr(transport, "_pool", None)
+            inner = getattr(pool, "_network_backend", None)
+            if pool is not None and inner is not None:
+                pool._network_backend = _bounded_network()(inner, self)
+
+
+@functools.cache
+def _bounded_network() -> type:
+    """An httpcore network backend whose every socket operation waits at most until the
+    reply's deadline (made on first use, so that importing this module never imports httpx)."""
+    import httpcore
+
+    def guarded(
+        bounds: ReplyBounds, call: Callable[[float | None], Any], timeout: float | None
+    ) -> Any:
+        try:
+            return call(bounds.bound(timeout))
+        except (httpcore.ReadTimeout, httpcore.WriteTimeout, httpcore.ConnectTimeout):
+            if bounds.past():
+                raise bounds.expired() from None
+            raise
+
+    class Stream(httpcore.NetworkStream):
+        def __init__(self, inner: Any, bounds: ReplyBounds) -> None:
+            self._inner = inner
+            self._bounds = bounds
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            data: bytes = guarded(self._bounds, lambda t: self._inner.read(max_bytes, t), timeout)
+            return data
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            guarded(self._bounds, lambda t: self._inner.write(buffer, t), timeout)
+
+        def close(self) -> None:
+            self._inner.close()
+
+        def start_tls(
+            self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+        ) -> Any:
+            tls = guarded(
+                self._bounds,
+                lambda t: self._inner.start_tls(ssl_context, server_hostname, t),
+                timeout,
+            )
+            return Stream(tls, self._bounds)
+
+        def get_extra_info(self, info: str) -> Any:
+            return self._inner.get_extra_info(info)
+
+    class Network(httpcore.NetworkBackend):
+        def __init__(self, inner: Any, bounds: ReplyBounds) -> None:
+            self._inner = inner
+            self._bounds = bounds
+
+        def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Any = None,
+        ) -> Any:
+            def connect(t: float | None) -> Any:
+                return self._inner.connect_tcp(host, port, t, local_address, socket_options)
+
+            return Stream(guarded(self._bounds, connect, timeout), self._bounds)
+
+        def connect_unix_socket(
+            self, path: str, timeout: float | None = None, socket_options: Any = None
+        ) -> Any:
+            def connect(t: float | None) -> Any:
+                return self._inner.connect_unix_socket(path, t, socket_options)
+
+            return Stream(guarded(self._bounds, connect, timeout), self._bounds)
+
+        def sleep(self, seconds: float) -> None:
+            self._inner.sleep(seconds)
+
+    return Network
+
+
 @functools.cache
 def _bounded_stream() -> type:
     """A reply body that stops, with `LimitExceeded`, at the byte or time limit (an httpx
@@ -211,25 +346,26 @@ def _bounded_stream() -> type:
     import httpx
 
     class BoundedStream(httpx.SyncByteStream):
-        def __init__(self, inner: Any, limits: Limits, started: float) -> None:
+        def __init__(self, inner: Any, bounds: ReplyBounds) -> None:
             self._inner = inner
-            self._limits = limits
-            self._deadline = started + limits.max_seconds
+            self._bounds = bounds
 
         def __iter__(self) -> Iterator[bytes]:
+            chunks = self._counted()
+            yield from (self._bounds.body(chunks) if self._bounds.body else chunks)
+
+        def _counted(self) -> Iterator[bytes]:
+            limits = self._bounds.limits
             total = 0
             for chunk in self._inner:
                 total += len(chunk)
-                if total > self._limits.max_bytes:
+                if total > limits.max_bytes:
                     raise LimitExceeded(
-                        f"the reply grew past {_size(self._limits.max_bytes)}; allow more with "
+                        f"the reply grew past {_size(limits.max_bytes)}; allow more with "
                         "--max-size or ORE_MAX_SIZE"
                     )
-                if time.monotonic() > self._deadline:
-                    raise LimitExceeded(
-                        f"the reply took longer than {self._limits.max_seconds:g} s; allow "
-                        "longer with --max-time or ORE_MAX_TIME"
-                    )
+                if self._bounds.past():
+                    raise self._bounds.expired()
                 yield chunk
 
         def close(self) -> None:
@@ -245,21 +381,22 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def http_options(address: str, limits: Limits, *, trusted: bool = True) -> dict[str, Any]:
-    """httpx client options every backend uses: `plain_http_options`, no compression (a
-    compressed reply could grow past the size limit after it was counted), and event hooks that
-    hold every reply body to `limits`. `trusted=False` (an address that came from an artifact
-    alone) also ignores the environment's credentials (`~/.netrc`) and proxies."""
-    started: dict[int, float] = {}
+def http_options(address: str, bounds: ReplyBounds, *, trusted: bool = True) -> dict[str, Any]:
+    """httpx client options every backend uses: `plain_http_options`, redirects never followed
+    (whatever the scheme or proxy: the body of a turn is the whole conversation), no compression
+    (a compressed reply could grow past the size limit after it was counted), and event hooks
+    that start each request's deadline and hold every reply body to `bounds`. `trusted=False`
+    (an address that came from an artifact alone) also ignores the environment's credentials
+    (`~/.netrc`) and proxies. Call `bounds.install(client)` on the client built with them."""
 
     def on_request(request: Any) -> None:
-        started[id(request)] = time.monotonic()
+        bounds.start()
 
     def on_response(response: Any) -> None:
-        begun = started.pop(id(response.request), time.monotonic())
-        response.stream = _bounded_stream()(response.stream, limits, begun)
+        response.stream = _bounded_stream()(response.stream, bounds)
 
     options = plain_http_options(address)
+    options["follow_redirects"] = False
     options["headers"] = {"Accept-Encoding": "identity"}
     options["event_hooks"] = {"request": [on_request], "response": [on_response]}
     if not trusted:
@@ -300,28 +437,58 @@ def without_credentials(raw: str) -> str:
     return re.split(r"[?#]", _USERINFO.sub(r"\1", raw), maxsplit=1)[0]
 
 
-def _variants(secret: str) -> tuple[str, ...]:
-    """The forms in which a server could echo `secret`: as is, URL-encoded, JSON-escaped,
-    and base64 (as in Basic auth)."""
-    import base64
-    from urllib.parse import quote
+def url_secrets(url: str | None) -> tuple[str, ...]:
+    """The credentials an address can carry, for `scrub`: its user, its password, the two
+    together (as Basic auth would send them) and every query value (`?api-key=`, `?key=`,
+    `?token=`, ...), each as written and percent-decoded."""
+    if not url:
+        return ()
+    from urllib.parse import parse_qsl, unquote, urlsplit
 
-    forms = {
+    raw = url.strip().strip("\"'")
+    try:
+        parts = urlsplit(raw if "://" in raw else f"http://{raw}")
+    except ValueError:
+        parts = None
+    found: list[str] = []
+    if parts is not None:
+        userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+        query = [value for _, value in parse_qsl(parts.query, keep_blank_values=True)]
+        query += [p.partition("=")[2] for p in re.split(r"[&;]", parts.query)]
+        query += [parts.fragment]
+    else:  # an address that does not parse: its userinfo and query, as far as they go
+        userinfo = raw.rpartition("@")[0].rpartition("/")[2] if "@" in raw else ""
+        query = re.split(r"[?#&;=]", raw.partition("?")[2])
+    user, _, password = userinfo.partition(":")
+    for value in (userinfo, user, password, *query):
+        found += [value, unquote(value)]
+    return tuple(dict.fromkeys(v for v in found if v))
+
+
+def _variants(secret: str) -> tuple[str, ...]:
+    """The forms in which a server could echo `secret`: as is, URL-encoded (also with `+` for
+    a space), JSON-escaped, and base64 (as in Basic auth)."""
+    import base64
+    from urllib.parse import quote, quote_plus
+
+    return (
         secret,
         quote(secret, safe=""),
+        quote_plus(secret, safe=""),
         json.dumps(secret)[1:-1],
         base64.b64encode(secret.encode()).decode().rstrip("="),
-    }
-    return tuple(sorted(forms, key=len, reverse=True))
+    )
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret (of four characters or more), in every form a server could
-    echo it, replaced by `***`. Scrub before cutting: a cut could leave part of a secret."""
-    for secret in secrets:
-        if len(secret) >= 4:
-            for form in _variants(secret):
-                text = text.replace(form, "***")
+    """`text` with every secret (of four characters or more: an API key, a URL's user,
+    password or query values from `url_secrets`), in every form a server could echo it,
+    replaced by `***`; the longest forms first, so no part of a longer one is left. Scrub
+    before cutting: a cut could leave part of a secret. The one scrubber of every message that
+    quotes a server."""
+    forms = {form for secret in secrets if len(secret) >= 4 for form in _variants(secret)}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, "***")
     return text
 
 

@@ -9,6 +9,7 @@ classified in `_classify` and worded by `ore.backends.base`.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +23,7 @@ from .base import (
     DEFAULT_TIMEOUT,
     BackendReasoner,
     Limits,
+    ReplyBounds,
     answered,
     broke,
     closed_without_answer,
@@ -37,6 +39,7 @@ from .base import (
     shorten,
     timed_out,
     unreadable,
+    url_secrets,
     without_credentials,
 )
 from .thinking import Answer
@@ -100,6 +103,44 @@ def _import_ollama() -> Any:
     return ollama
 
 
+_COUNTS = frozenset(
+    {"prompt_eval_count", "eval_count", "total_duration", "load_duration"}
+    | {"prompt_eval_duration", "eval_duration"}
+)
+
+
+def _finite_counts(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """A reply body (one JSON object, or NDJSON lines) with every count that is `NaN` or
+    infinite left out, before the client's validation sees it: such a count is no count, and
+    must not fail a good answer. Only a line that holds such a token is parsed here."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        if b"\n" not in chunk:
+            continue
+        *lines, pending = pending.split(b"\n")
+        yield b"".join(_finite_line(line) + b"\n" for line in lines)
+    if pending:
+        yield _finite_line(pending)
+
+
+def _finite_line(line: bytes) -> bytes:
+    if b"NaN" not in line and b"Infinity" not in line:
+        return line
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return line  # not JSON: the client says so
+    if not isinstance(data, dict):
+        return line
+    kept = {
+        k: v
+        for k, v in data.items()
+        if not (k in _COUNTS and isinstance(v, float) and not math.isfinite(v))
+    }
+    return line if len(kept) == len(data) else json.dumps(kept).encode()
+
+
 def _usage(part: Any) -> Usage:
     """The counts and durations of the reply's last part (nanoseconds, as Ollama counts)."""
     reason = getattr(part, "done_reason", None)
@@ -139,18 +180,21 @@ class OllamaBackend:
         # would show up in every message that names the address.
         self.address = sanitize_url(ollama_address(host))
         self.timeout = timeout
-        self._secrets = (os.environ.get("OLLAMA_API_KEY", "").strip(),)
+        raw = host if host is not None else os.environ.get("OLLAMA_HOST", "")
+        self._secrets = (os.environ.get("OLLAMA_API_KEY", "").strip(), *url_secrets(raw))
         httpx = import_httpx()  # before the client imports it
         client_module = _import_ollama()
+        bounds = ReplyBounds(limits, body=_finite_counts)
         try:
             self._client: ollama.Client = client_module.Client(
                 host=self.address,
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                 auth=None if trusted else no_credentials,
-                **http_options(self.address, limits, trusted=trusted),
+                **http_options(self.address, bounds, trusted=trusted),
             )
         except ValueError as exc:
             raise _bad_address(host) from exc
+        bounds.install(self._client._client)
 
     def close(self) -> None:
         """Close the connection pool (a process that exits need not bother)."""
@@ -297,6 +341,11 @@ def _classify(
             )
         if refuses_images(options, exc.status_code, detail):
             return no_images(server, model_id, detail)
+        if 300 <= exc.status_code < 400:
+            return ModelError(
+                f"{server} answered with a redirect (HTTP {exc.status_code}), which ORE never "
+                "follows; set OLLAMA_HOST or --base-url to the server's own address"
+            )
         if exc.status_code == -1:
             return ModelError(f"{server} failed in the middle of the answer: {detail}")
         return ModelError(f"{server} answered HTTP {exc.status_code}: {detail}")

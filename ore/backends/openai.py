@@ -27,6 +27,7 @@ from .base import (
     DEFAULT_TIMEOUT,
     BackendReasoner,
     Limits,
+    ReplyBounds,
     broke,
     closed_without_answer,
     http_options,
@@ -40,6 +41,7 @@ from .base import (
     shorten,
     timed_out,
     unreadable,
+    url_secrets,
 )
 from .openai_wire import (
     BadReply,
@@ -124,6 +126,9 @@ class OpenAIBackend:
             raw = f"http://{raw}"
         self.timeout = timeout
         self._secret = (api_key or "").strip()
+        # Everything a message must never show: the key, and the address's user, password and
+        # query values (`?api-key=`), which are sent with every request and could be echoed.
+        self._secrets = (self._secret, *url_secrets(raw))
         self.address = scrub(sanitize_url(raw), (self._secret,))
         parts = _checked_url(raw, self.address)
         # With a key, userinfo must go: httpx would turn it into Basic auth over the bearer token.
@@ -143,13 +148,15 @@ class OpenAIBackend:
             headers["Authorization"] = f"Bearer {self._secret}"
         httpx = import_httpx()
 
-        options = http_options(f"{base[0]}://", limits, trusted=trusted)
+        bounds = ReplyBounds(limits)
+        options = http_options(f"{base[0]}://", bounds, trusted=trusted)
         options["headers"] = {**options["headers"], **headers}
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             transport=transport,
             **options,
         )
+        bounds.install(self._client)
 
     def __repr__(self) -> str:
         key = "set" if self._secret else "none"
@@ -300,12 +307,12 @@ class OpenAIBackend:
 
     def _said(self, text: str) -> str:
         """A server's (or client's) words fit for a message: scrubbed of the key, then cut."""
-        return shorten(scrub(text, (self._secret,)))
+        return shorten(scrub(text, self._secrets))
 
     def _errors(self, model_id: str | None, options: TurnOptions = NO_TURN_OPTIONS) -> Any:
         """Map every fault of one request to a `ModelError`, scrubbed of the key (the server's
         words may repeat it); Ctrl-C and ORE's own bugs pass through."""
-        return mapped_errors(lambda exc: _classify(exc, self, model_id, options), (self._secret,))
+        return mapped_errors(lambda exc: _classify(exc, self, model_id, options), self._secrets)
 
 
 def _checked_url(raw: str, address: str) -> Any:
@@ -400,7 +407,7 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
         wait = f" (it asks to wait {exc.retry_after} s)" if exc.retry_after.isdigit() else ""
         return ModelError(f"{server} rate limited the request{wait}: {detail}; retry later")
     if 300 <= status < 400:
-        where = sanitize_url(exc.location) if exc.location else "elsewhere"
+        where = scrub(sanitize_url(exc.location), backend._secrets) if exc.location else "elsewhere"
         return ModelError(
             f"{server} redirects to {where} (HTTP {status}); {_URL_HINT} to that address"
         )

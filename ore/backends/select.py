@@ -2,7 +2,8 @@
 
 The rules: the backend is `--backend` (ORE_BACKEND), else the artifact's (replayed or chained
 from: one rule for both), else Ollama; the address is `--base-url` or the environment, else the
-artifact's, which then gets no credential; the model is `--model`, else `ORE_MODEL`, else a
+artifact's, which then gets no credential; an artifact cannot choose a built-in address (a
+preset's, or openai's default) that would get the user's key: that needs `--backend NAME`; the model is `--model`, else `ORE_MODEL`, else a
 preset's own default (`deepseek-chat`), else the server's default (upstream's preference order),
 and the server's model list is fetched only when that default is needed.
 
@@ -16,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..errors import NoModels
+from ..errors import ArtifactError, NoModels
 from ..turn_types import TurnOptions
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
@@ -25,14 +26,17 @@ __all__ = [
     "PREFERRED_MODELS",
     "PRESETS",
     "Preset",
+    "Route",
     "backend_name",
     "backend_refusal",
     "choose_backend",
     "choose_model",
     "default_model",
+    "destination",
     "model_for",
     "no_models",
     "requested_model",
+    "route",
     "speaks_openai",
 ]
 
@@ -136,6 +140,110 @@ def backend_refusal(name: str, options: TurnOptions) -> str | None:
     return kind.refusal(options)
 
 
+class Route(NamedTuple):
+    """Where a turn goes, before anything is built: the backend, the address to build it with
+    (None: the backend's own, from the environment or its default), and whether credentials
+    may go there (False for an address that came from an artifact alone)."""
+
+    backend: str
+    url: str | None
+    trusted: bool
+
+
+def route(
+    name: str | None = None,
+    base_url: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    recorded_name: str | None = None,
+    recorded_url: str | None = None,
+) -> Route:
+    """The one rule for where a turn goes (see `choose_backend`), asking nothing.
+
+    :raises ArtifactError: when an artifact (replayed or chained from) asks for a backend the
+        user's flags and environment do not allow: a preset (a hosted service), or `openai`
+        with neither a recorded address nor one the user configured. A key is only ever sent
+        where the user sent it, never to a built-in address an artifact chose.
+    """
+    environ = os.environ if env is None else env
+    named = (name or environ.get("ORE_BACKEND", "")).strip() or None
+    chosen = backend_name(named, recorded_name)
+    recorded = (recorded_name or "").strip().lower()
+    fallback = recorded_url if recorded == chosen and recorded_url else None
+    by_artifact = named is None and recorded == chosen and chosen != "ollama"
+    flag = base_url.strip() if base_url and base_url.strip() else None
+    if chosen in PRESETS:
+        if by_artifact:
+            raise _unconfirmed(chosen, f"at {PRESETS[chosen].base_url}")
+        return Route(chosen, flag or PRESETS[chosen].base_url, True)
+    if chosen == "openai":
+        configured = flag or next(
+            (v.strip() for v in _openai_addresses(environ) if v and v.strip()), None
+        )
+        if configured:
+            return Route(chosen, configured, True)
+        if fallback:
+            return Route(chosen, fallback, False)
+        if by_artifact:
+            from .openai import DEFAULT_BASE_URL
+
+            raise _unconfirmed(chosen, f"with no address; the default is {DEFAULT_BASE_URL}")
+        return Route(chosen, None, True)
+    if flag:
+        return Route(chosen, flag, True)
+    if fallback and not environ.get("OLLAMA_HOST", "").strip():
+        return Route(chosen, fallback, False)
+    return Route(chosen, None, True)
+
+
+def _openai_addresses(env: Mapping[str, str]) -> tuple[str | None, ...]:
+    return (env.get("ORE_BASE_URL"), env.get("OPENAI_BASE_URL"))
+
+
+def _unconfirmed(name: str, where: str) -> ArtifactError:
+    """An artifact asked for a server the user's flags and environment do not choose."""
+    return ArtifactError(
+        f"the artifact asks for backend '{name}' ({where}), which your flags and environment "
+        f"do not choose; nothing was sent: confirm it with --backend {name}"
+    )
+
+
+def destination(
+    name: str | None = None,
+    base_url: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    recorded_name: str | None = None,
+    recorded_url: str | None = None,
+) -> dict[str, str]:
+    """Where a turn would go, fit to print (`--dry-run`): the backend and its address, without
+    user, password, query or fragment. Nothing is built or asked.
+
+    :raises ArtifactError: as `route`.
+    """
+    from .base import sanitize_url, without_credentials
+
+    environ = os.environ if env is None else env
+    chosen = route(
+        name, base_url, env=environ, recorded_name=recorded_name, recorded_url=recorded_url
+    )
+    if speaks_openai(chosen.backend):
+        from .openai import DEFAULT_BASE_URL
+
+        raw = (chosen.url or DEFAULT_BASE_URL).strip().strip("\"'")
+        address = sanitize_url(raw if "://" in raw else f"http://{raw}")
+    else:
+        from ..errors import OreError
+        from .ollama import ollama_address
+
+        host = chosen.url if chosen.url is not None else environ.get("OLLAMA_HOST", "")
+        try:
+            address = sanitize_url(ollama_address(host))
+        except OreError:
+            address = without_credentials(host)
+    return {"backend": chosen.backend, "address": address}
+
+
 def choose_backend(
     name: str | None = None,
     base_url: str | None = None,
@@ -146,35 +254,38 @@ def choose_backend(
     recorded_name: str | None = None,
     recorded_url: str | None = None,
 ) -> Backend:
-    """The model server: `name` (--backend), at `base_url` (--base-url) if given.
+    """The model server: `name` (--backend, else ORE_BACKEND), at `base_url` (--base-url) if
+    given.
 
     For openai the address falls back to ORE_BASE_URL, then OPENAI_BASE_URL; the key comes from
     ORE_API_KEY or OPENAI_API_KEY only (a flag would leave it in shell history and `ps`).
-    `recorded_*` (the backend of an artifact replayed or chained from: one rule for both) fill
-    in only what flags and environment leave unset, and no credential (an API key,
-    `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an address that came from an artifact alone:
-    an artifact is untrusted data, and must not be able to send a credential to a server of
-    its choice.
+    `recorded_*` (the backend of an artifact replayed or chained from: one rule for both,
+    `route`) fill in only what flags and environment leave unset, and no credential (an API
+    key, `OLLAMA_API_KEY`, `~/.netrc`) is ever sent to an address that came from an artifact
+    alone: an artifact is untrusted data, and must not be able to send a credential to a
+    server of its choice. Nor can it choose a built-in address that would get one: an artifact
+    naming a preset (`deepseek`), or `openai` with no address, is refused (`ArtifactError`)
+    unless `--backend` confirms it.
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT
-    chosen = backend_name(name, recorded_name)
-    fallback = recorded_url if recorded_name == chosen else None
-    if chosen in PRESETS:
-        return _preset(chosen, PRESETS[chosen], base_url, seconds, environ, limits)
-    if chosen != "openai":
+    chosen = route(
+        name, base_url, env=environ, recorded_name=recorded_name, recorded_url=recorded_url
+    )
+    if chosen.backend in PRESETS:
+        return _preset(
+            chosen.backend, PRESETS[chosen.backend], chosen.url, seconds, environ, limits
+        )
+    if chosen.backend != "openai":
         from .ollama import OllamaBackend
 
-        from_artifact = not base_url and not environ.get("OLLAMA_HOST") and fallback is not None
-        host = base_url or (fallback if from_artifact else None)
-        return OllamaBackend(host, timeout=seconds, limits=limits, trusted=not from_artifact)
+        return OllamaBackend(chosen.url, timeout=seconds, limits=limits, trusted=chosen.trusted)
     from .openai import OpenAIBackend, resolve_base_url
 
-    configured = base_url or environ.get("ORE_BASE_URL") or environ.get("OPENAI_BASE_URL")
-    if fallback and not (configured and configured.strip()):
-        return OpenAIBackend(fallback, None, timeout=seconds, limits=limits, trusted=False)
+    if not chosen.trusted and chosen.url is not None:
+        return OpenAIBackend(chosen.url, None, timeout=seconds, limits=limits, trusted=False)
     key = environ.get("ORE_API_KEY", "").strip() or environ.get("OPENAI_API_KEY", "")
-    address = resolve_base_url(base_url, environ)
+    address = resolve_base_url(chosen.url, environ)
     return OpenAIBackend(address, key or None, timeout=seconds, limits=limits)
 
 

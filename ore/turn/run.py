@@ -170,11 +170,22 @@ def preview(
     on_warning: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Exactly what `run_turn(request)` would send, as `--dry-run` prints it: the model (None
-    unless named: choosing a default would ask the server), the messages in order, every
-    control, and the routing decision. The tool runs (its output is part of what is sent);
-    no model is called and nothing is written."""
+    unless named: choosing a default would ask the server), where it would go (the backend and
+    its address, without credentials), the messages in order, every control, and the routing
+    decision. The tool runs (its output is part of what is sent); no model is called and
+    nothing is written.
+
+    :raises ArtifactError: when the request replays an artifact whose backend the flags and
+        environment do not allow, as `run_turn` would.
+    """
+    from ..backends.select import destination
     from ..core import build_messages
 
+    name, url = request.server.recorded or (None, None)
+    # Refused before the tool runs, as run_turn would refuse it.
+    where = destination(
+        request.server.backend, request.server.base_url, recorded_name=name, recorded_url=url
+    )
     ctx = _context(request, on_routing, on_warning)
     history = _sent_history(request.conversation)
     sent = build_messages(
@@ -182,6 +193,7 @@ def preview(
     )
     shown: dict[str, Any] = {
         "model": requested_model(request.model),
+        "destination": where,
         "messages": [{"role": m.role, "content": m.content} for m in sent],
         **request.controls.to_dict(),
     }
