@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
+    from .address import ollama_address
     from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, BackendReasoner, Limits
-    from .ollama import OllamaBackend, ollama_address
+    from .ollama import OllamaBackend
     from .openai import OpenAIBackend
     from .select import (
         backend_name,
@@ -54,7 +55,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all _
             "BackendReasoner": ".base",
             "Limits": ".base",
             "OllamaBackend": ".ollama",
-            "ollama_address": ".ollama",
+            "ollama_address": ".address",
             "OpenAIBackend": ".openai",
             "backend_name": ".select",
             "backend_refusal": ".select",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from ..types import Message, Response, Usage, count_of
+from .address import _bad_address, ollama_address
 from .base import (
     DEFAULT_LIMITS,
     DEFAULT_TIMEOUT,
@@ -40,7 +41,6 @@ from .base import (
     timed_out,
     unreadable,
     url_secrets,
-    without_credentials,
 )
 from .thinking import Answer
 
@@ -48,46 +48,6 @@ if TYPE_CHECKING:
     import ollama
 
 __all__ = ["OllamaBackend", "ollama_address"]
-
-_DEFAULT_OLLAMA = "http://127.0.0.1:11434"
-
-
-def ollama_address(host: str | None = None) -> str:
-    """The base URL the `ollama` client will use for `host` (or `OLLAMA_HOST`), for messages.
-
-    Mirrors the client's own parsing: a bare host gets port 11434, a scheme without a port gets
-    80 or 443. Whitespace and quotes are trimmed, as the Ollama server does.
-    """
-    raw = (host if host is not None else os.environ.get("OLLAMA_HOST", "")).strip().strip("\"'")
-    if not raw:
-        return _DEFAULT_OLLAMA
-    scheme, sep, rest = raw.partition("://")
-    if not sep:
-        scheme, rest = "http", raw
-    hostport, _, path = rest.partition("/")
-    if hostport.startswith("["):
-        bracket = hostport.find("]")
-        name, port = hostport[: bracket + 1], hostport[bracket + 2 :]
-    else:
-        name, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "")
-    if not port:
-        port = "11434" if not sep else ("443" if scheme == "https" else "80")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise _bad_address(host)
-    name = name or "127.0.0.1"
-    suffix = f"/{path.rstrip('/')}" if path.strip("/") else ""
-    return f"{scheme}://{name}:{port}{suffix}"
-
-
-def _bad_address(host: str | None) -> ServerUnreachable:
-    if host is not None:
-        what = f"the Ollama address {without_credentials(host)!r} is not one ORE can use; give it"
-    else:
-        shown = without_credentials(os.environ.get("OLLAMA_HOST", ""))
-        what = f"OLLAMA_HOST={shown!r} is not an address ORE can use; set it"
-    return ServerUnreachable(
-        f"{what} like 127.0.0.1:11434", address=without_credentials(host or "")
-    )
 
 
 def _import_ollama() -> Any:

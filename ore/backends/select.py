@@ -234,7 +234,7 @@ def destination(
         address = sanitize_url(raw if "://" in raw else f"http://{raw}")
     else:
         from ..errors import OreError
-        from .ollama import ollama_address
+        from .address import ollama_address
 
         host = chosen.url if chosen.url is not None else environ.get("OLLAMA_HOST", "")
         try:
