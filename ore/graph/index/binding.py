@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any
 
 __all__ = ["QUALIFIED_PARENTS", "directive_path", "go_bind", "js_binds", "keep_refs", "rust_use"]
@@ -25,25 +25,25 @@ _DIRECTIVE = re.compile(rb"^///\s*<reference\s+path\s*=\s*[\"']([^\"']+)[\"']")
 
 
 def keep_refs(
-    language: str, bare: Iterable[Any], qualified: Iterable[Any], bound: set[str]
+    language: str,
+    bare: Iterable[Any],
+    qualified: Iterable[Any],
+    bound: set[str],
+    tails: Container[int] = (),
 ) -> tuple[tuple[str, int], ...]:
     """Reference counts `(name, uses)` sorted by name: only names that are evidence.
 
-    `bound` holds the local names the file's imports bind (`*` when it star-imports). Qualified
-    names are stored dotted (`a::b::f` becomes `a.b.f`).
+    `bound` holds the local names the file's imports bind (`*` when it star-imports); `tails`
+    the ids of the nodes that are part of a qualified type (whose parent is one of
+    `QUALIFIED_PARENTS`), counted with their qualifier, not bare. Qualified names are stored
+    dotted (`a::b::f` becomes `a.b.f`).
     """
     star = "*" in bound and language in ("python", "rust")  # JS `export *` binds nothing here
     counts: Counter[str] = Counter()
-    if language == "python":  # no qualified type wraps a bare name (and `parent` is a walk)
+    if language == "python" or not tails:  # no qualified type wraps a bare name
         raw_bare = Counter([node.text for node in bare])
     else:
-        raw_bare = Counter(
-            [
-                node.text
-                for node in bare
-                if node.parent is None or node.parent.type not in QUALIFIED_PARENTS
-            ]
-        )
+        raw_bare = Counter([node.text for node in bare if node.id not in tails])
     for raw, uses in raw_bare.items():
         name = raw.decode("utf-8", "replace")
         # Go: a package's files see each other's names unimported; a star import may bind anything
@@ -63,8 +63,10 @@ def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
 
-def js_binds(node: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(names, binds) of a JS/TS import, re-export or `require` node (parallel tuples)."""
+def js_binds(node: Any, declarator: Any = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(names, binds) of a JS/TS import, re-export or `require` node (parallel tuples).
+
+    `declarator` is the `variable_declarator` a `require(...)` call is the value of, if any."""
     pairs: list[tuple[str, str]] = []
     kind = node.type
     if kind == "import_statement":
@@ -90,7 +92,7 @@ def js_binds(node: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
             elif child.type == "export_clause":
                 pairs += _specifiers(child, "export_specifier")
     elif kind == "call_expression":  # require('./x'): what the declaration around it binds
-        parent = node.parent
+        parent = declarator
         if parent is not None and parent.type == "variable_declarator":
             target = parent.child_by_field_name("name")
             if target is not None and target.type == "identifier":

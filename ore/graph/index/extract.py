@@ -1,7 +1,11 @@
 """Read one file into a `FileIndex`: hash, parse, and pull symbols, imports and references.
 
 All extraction goes through one tree-sitter query per language (run in C); Python only looks at
-the few nodes the query captured (and, for an import statement, at its direct children).
+the few nodes the query captured (and, for an import statement, at its children a few levels
+down). No node is asked for its parent: tree-sitter keeps no parent links and finds one by walking
+down from the root, which made a deeply nested file quadratic. Where a node sits comes from the
+query instead (`in_class`, `in_qualified`, `declarator`), and a name is paired with its
+definition from the definition's side.
 Anything the parser cannot read still yields a record: tree-sitter recovers from syntax errors,
 so a broken file keeps the definitions that parse.
 """
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,14 @@ from .records import FileIndex, Import, Symbol
 __all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file"]
 
 MAX_BYTES = 1_000_000
+#: Deepest node a query match may start at. tree-sitter's query cursor keeps depths in 16 bits:
+#: past 65,535 levels (a 1 MB file can nest 300,000 calls) it slows to minutes and drops
+#: matches anyway, so what sits deeper than any real code is left out, and the walk stays linear.
+_MAX_DEPTH = 60_000
+#: A byte that a qualified name (`a.b.c`, `a::b`, spaces and non-ASCII letters aside) never
+#: holds: a captured `qref` with one is dropped without copying its text, which for a method
+#: chain (`a.f().f().f()...`) spans the whole chain, once per link.
+_NOT_A_NAME = re.compile(rb"[^\w$.:\s\x1c-\x1f\x80-\xff]")
 _SIGNATURE_CHARS = 160
 _GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
 
@@ -93,17 +106,20 @@ def extract(
     symbols: list[tuple[int, str, int, Symbol]] = []
     names = caps.get("name")
     if names:
-        kinds = {
-            node.id: key[4:]
-            for key, nodes in caps.items()
-            if key.startswith("def.")
-            for node in nodes
-        }
+        kinds: dict[int, str] = {}
+        defs: dict[int, Any] = {}
+        for key, nodes in caps.items():
+            if key.startswith("def."):
+                for node in nodes:
+                    kinds[node.id] = key[4:]
+                    defs[node.id] = node
+        # the def node of a `name` is always its parent: found from the def's side
+        owner = {child.id: node for node in defs.values() for child in node.children}
+        methods = {node.id for node in caps.get("in_class", ())}
         for name_node in names:
-            node = name_node.parent
-            kind = kinds.get(node.id)
-            if kind is not None:
-                sym = _symbol(language, kind, name_node, node, data)
+            node = owner.get(name_node.id)
+            if node is not None:
+                sym = _symbol(language, kinds[node.id], name_node, node, data, methods)
                 symbols.append((sym.line, sym.name, node.start_byte, sym))
         symbols.sort(key=_first_three)  # by line and name; ties (minified code) by position
     imports: list[Import] = []
@@ -114,7 +130,10 @@ def extract(
             for node in sorted(found, key=_start):
                 imports.extend(_python_imports(node, node.start_point[0] + 1))
         else:
-            imports = _other_imports(language, found, caps.get("source", ()))
+            declarators = {
+                child.id: node for node in caps.get("declarator", ()) for child in node.children
+            }
+            imports = _other_imports(language, found, caps.get("source", ()), declarators)
     directives = caps.get("directive")
     if directives:
         for node in directives:
@@ -124,9 +143,13 @@ def extract(
         imports.sort(key=_line)
     refs: tuple[tuple[str, int], ...] = ()
     bare, qualified = caps.get("ref", ()), caps.get("qref", ())
+    if qualified:
+        search = _NOT_A_NAME.search
+        qualified = [n for n in qualified if search(data, n.start_byte, n.end_byte) is None]
     if bare or qualified:
         bound = {n.split(".", 1)[0] for imp in imports if imp.kind != "export" for n in imp.binds}
-        refs = keep_refs(language, bare, qualified, bound)
+        tails = {node.id for node in caps.get("in_qualified", ())}
+        refs = keep_refs(language, bare, qualified, bound, tails)
     return FileIndex(
         path=path,
         language=language,
@@ -157,16 +180,20 @@ def _first_three(row: tuple[int, str, int, Symbol]) -> tuple[int, str, int]:
 def _cursor(query: Any) -> Any:
     import tree_sitter
 
-    return tree_sitter.QueryCursor(query)
+    cursor = tree_sitter.QueryCursor(query)
+    cursor.set_max_start_depth(_MAX_DEPTH)
+    return cursor
 
 
 def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
 
-def _symbol(language: str, kind: str, name_node: Any, node: Any, data: bytes) -> Symbol:
-    if kind == "function" and _in_class(language, node):
-        kind = "method"
+def _symbol(
+    language: str, kind: str, name_node: Any, node: Any, data: bytes, methods: set[int]
+) -> Symbol:
+    if kind == "function" and node.id in methods:
+        kind = "method"  # a Python function in a class body, a Rust fn in an impl or a trait
     elif kind == "variable" and language in ("javascript", "typescript", "tsx"):
         value = node.child_by_field_name("value")
         if value is not None and value.type in (
@@ -186,22 +213,6 @@ def _symbol(language: str, kind: str, name_node: Any, node: Any, data: bytes) ->
     )
 
 
-def _in_class(language: str, node: Any) -> bool:
-    parent = node.parent
-    if parent is not None and parent.type == "decorated_definition":
-        parent = parent.parent
-    if parent is None or parent.parent is None:
-        return False
-    if language == "python":
-        return bool(parent.type == "block" and parent.parent.type == "class_definition")
-    if language == "rust":
-        return bool(parent.type == "declaration_list") and parent.parent.type in (
-            "impl_item",
-            "trait_item",
-        )
-    return False
-
-
 def _signature(node: Any, data: bytes) -> str:
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None else node.end_byte
@@ -211,26 +222,36 @@ def _signature(node: Any, data: bytes) -> str:
     return text if len(text) <= _SIGNATURE_CHARS else text[: _SIGNATURE_CHARS - 1] + "…"
 
 
-def _other_imports(language: str, found: list[Any], sources: list[Any]) -> list[Import]:
-    """JS/TS/Go/Rust: pair each `source` with the import node it sits in (1-3 levels up)."""
-    owners = {node.id: node for node in found}
+def _other_imports(
+    language: str, found: list[Any], sources: list[Any], declarators: dict[int, Any]
+) -> list[Import]:
+    """JS/TS/Go/Rust: pair each `source` with the import node it sits in (1-4 levels down from
+    it; the nearest when two are); `declarators` maps a `require` call to its declarator."""
+    wanted = {source.id for source in sources}
+    owner: dict[int, tuple[int, Any]] = {}  # source -> (levels below, import node)
+    for node in found:
+        level = [node]
+        for depth in range(1, 5):
+            level = [child for parent in level for child in parent.children]
+            for child in level:
+                if child.id in wanted:
+                    known = owner.get(child.id)
+                    if known is None or depth < known[0]:
+                        owner[child.id] = (depth, node)
     out: list[tuple[int, int, Import]] = []
     for source in sources:
-        node = source.parent
-        for _ in range(3):
-            if node is None or node.id in owners:
-                break
-            node = node.parent
-        if node is None or node.id not in owners:
+        pair = owner.get(source.id)
+        if pair is None:
             continue
-        imp = _import(language, node, _text(source))
+        node = pair[1]
+        imp = _import(language, node, _text(source), declarators.get(node.id))
         if imp is not None:
             out.append((node.start_byte, source.start_byte, imp))
     out.sort(key=lambda t: (t[0], t[1]))
     return [imp for _start, _at, imp in out]
 
 
-def _import(language: str, node: Any, spec: str) -> Import | None:
+def _import(language: str, node: Any, spec: str, declarator: Any) -> Import | None:
     line = node.start_point[0] + 1
     if language == "go":
         path = spec.strip('"`')
@@ -248,7 +269,7 @@ def _import(language: str, node: Any, spec: str) -> Import | None:
     if kind is None:
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
-    names, binds = js_binds(node)
+    names, binds = js_binds(node, declarator)
     return Import(spec, names, 0, line, kind, binds)
 
 

@@ -7,6 +7,11 @@ called, instantiated, subclassed, a decorator or a type), `qref` (the same throu
 `mod.f` / `pkg.T` / `a::b::f`), or `directive` (a top-level comment that may be a TS
 `/// <reference path>`). A method call on any other receiver (`x.append()`, `self.f()`,
 `super().f()`, `"".join()`) is not captured: it is no evidence of which file it depends on.
+
+Three captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
+finds a parent by walking down from the root, so asking per symbol is quadratic in a deeply nested
+file): `in_class` (a function that is a Python or Rust method), `in_qualified` (a part of a
+qualified type: `pkg.T`, `ns.T`, `a::T`) and `declarator` (a JS/TS `const x = require(...)`).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ _PYTHON = """
 (decorator (attribute) @qref)
 (type (identifier) @ref)
 (type (attribute) @qref)
+(class_definition (block (function_definition) @in_class))
+(class_definition (block (decorated_definition (function_definition) @in_class)))
 """
 
 _JS_COMMON = """
@@ -67,6 +74,7 @@ _JS_COMMON = """
 (new_expression constructor: (identifier) @ref)
 (new_expression constructor: (member_expression object: (identifier) property: (property_identifier)) @qref)
 (program (comment) @directive)
+(variable_declarator (call_expression)) @declarator
 """
 
 _JSX = """
@@ -98,6 +106,7 @@ _TYPESCRIPT = (
 (nested_type_identifier) @qref
 (extends_clause value: (identifier) @ref)
 (extends_clause value: (member_expression object: (identifier) property: (property_identifier)) @qref)
+(nested_type_identifier (_) @in_qualified)
 """
 )
 
@@ -114,6 +123,7 @@ _GO = """
 (call_expression function: (selector_expression operand: (identifier) field: (field_identifier)) @qref)
 (type_identifier) @ref
 (qualified_type) @qref
+(qualified_type (_) @in_qualified)
 """
 
 _RUST = """
@@ -133,6 +143,9 @@ _RUST = """
 (call_expression function: (scoped_identifier) @qref)
 (type_identifier) @ref
 (scoped_type_identifier) @qref
+(scoped_type_identifier (_) @in_qualified)
+(impl_item (declaration_list [(function_item) (function_signature_item) (macro_definition)] @in_class))
+(trait_item (declaration_list [(function_item) (function_signature_item) (macro_definition)] @in_class))
 """
 
 _QUERIES = {
