@@ -99,3 +99,16 @@ def test_malformed_sessions_raise_data_error_naming_the_problem(data: object) ->
 def test_random_json_never_crashes_the_session_reader(data: object) -> None:
     with contextlib.suppress(DataError):
         Session.from_dict(data)
+
+
+def test_new_id_is_a_random_uuid4_string() -> None:
+    import uuid
+
+    from ore.types import new_id
+
+    ids = {new_id() for _ in range(500)}
+    assert len(ids) == 500
+    for value in ids:
+        parsed = uuid.UUID(value)
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+        assert str(parsed) == value  # lower-case, hyphenated: what uuid4 wrote before
