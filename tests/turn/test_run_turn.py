@@ -205,3 +205,49 @@ def test_exactly_one_place_appends_a_turn_to_a_saved_session() -> None:
 def test_a_result_is_json_ready(fake_ollama) -> None:
     result = run_turn(TurnRequest.of("q"))
     assert json.loads(json.dumps(result.to_dict()))["content"] == result.content
+
+
+def test_a_replay_sends_the_recorded_controls_again(tmp_path, fake_ollama) -> None:
+    from ore.artifacts import read_artifact
+
+    path = tmp_path / "a.json"
+    controls = TurnOptions(options={"temperature": 0.25}, think=False)
+    run_turn(TurnRequest.of("q", controls=controls, artifact_out=str(path)))
+    run_turn(replay_request(read_artifact(path)))
+    first, again = fake_ollama.chat_requests()
+    assert again["options"] == first["options"] == {"temperature": 0.25}
+    assert again["think"] is False
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("options", {"bogus": 1}), ("options", {"num_predict": 0})],
+)
+def test_a_recorded_control_is_checked_as_the_command_line_checks_it(
+    tmp_path, fake_ollama, field, value
+) -> None:
+    from ore.artifacts import read_artifact
+    from ore.errors import OptionError
+
+    path = tmp_path / "a.json"
+    run_turn(TurnRequest.of("q", controls=TurnOptions(think=True), artifact_out=str(path)))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["input"][field] = value
+    path.write_text(json.dumps(data), encoding="utf-8")
+    fake_ollama.clear_requests()
+    parent = read_artifact(path)  # the artifact's schema leaves these to the option checks
+    with pytest.raises(OptionError, match=f"the artifact's input.{field}"):
+        replay_request(parent)
+    assert fake_ollama.chat_requests() == []
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [{"think": "extreme"}, {"keep_alive": True}, {"schema": ["not", "an", "object"]}],
+)
+def test_recorded_turn_options_refuse_what_the_command_line_refuses(recorded) -> None:
+    from ore.errors import OptionError
+    from ore.turn import recorded_turn_options
+
+    with pytest.raises(OptionError, match="the artifact's input."):
+        recorded_turn_options(recorded)
