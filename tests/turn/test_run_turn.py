@@ -249,5 +249,5 @@ def test_recorded_turn_options_refuse_what_the_command_line_refuses(recorded) ->
     from ore.errors import OptionError
     from ore.turn import recorded_turn_options
 
-    with pytest.raises(OptionError, match="the artifact's input."):
+    with pytest.raises(OptionError, match=r"the artifact's input\."):
         recorded_turn_options(recorded)
