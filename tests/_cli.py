@@ -6,16 +6,23 @@ the imports of the libraries ORE uses (the docstring there says what stays the s
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import select
 import shutil
+import struct
 import subprocess
 import sys
+import termios
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from _forkserver import ForkServer
 
-__all__ = ["ORE", "needs_ore", "one_line_error", "run_ore"]
+__all__ = ["ORE", "needs_ore", "one_line_error", "run_in_pty", "run_ore"]
 
 #: The `ore` installed next to this interpreter (the venv under test), else the one on PATH.
 ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
@@ -61,3 +68,53 @@ def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     return lines[0]
+
+
+def run_in_pty(
+    args: list[str],
+    env: dict[str, str],
+    typed: Sequence[str] = (),
+    timeout: float = 30,
+    columns: int = 100,
+) -> bytes:
+    """`ore ARGS` with stdin, stdout and stderr on one pseudo-terminal (40 rows, `columns` wide); each of `typed`
+    is typed after the output so far has gone quiet. Returns everything ORE wrote."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.ONLCR  # no \n -> \r\n: read back exactly what was written
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    proc = subprocess.Popen(
+        [ORE or "ore", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    out = bytearray()
+    pending = list(typed)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.3)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif pending:
+                os.write(master, (pending.pop(0) + "\r").encode())
+            elif proc.poll() is not None:
+                break
+        proc.wait(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    return bytes(out)

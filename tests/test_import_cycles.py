@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from ore.graph.queries.rank import strong_components  # iterative Tarjan, no networkx
+
 grimp = pytest.importorskip("grimp")
 
 
@@ -18,45 +20,8 @@ def _cycles(package: str) -> list[list[str]]:
         m: {d for d in graph.find_modules_directly_imported_by(m) if d.split(".")[0] == package}
         for m in graph.modules
     }
-    # Tarjan's strongly connected components, iteratively (no recursion limit, no networkx).
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(edges):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(edges[start])))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
+    out = {m: dict.fromkeys(deps, 1.0) for m, deps in edges.items()}
+    return [c for c in strong_components(sorted(edges), out) if len(c) > 1]
 
 
 @pytest.mark.invariant

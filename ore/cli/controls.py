@@ -191,7 +191,9 @@ def check_schema(schema: Mapping[str, Any], what: str = "--schema") -> None:
 
     if not isinstance(schema, Mapping):
         raise OptionError(f"{what} must be a JSON object (a JSON Schema)")
-    if _deeper_than(schema, _MAX_SCHEMA_DEPTH):
+    from ..turn.answer import deeper_than
+
+    if deeper_than(schema, _MAX_SCHEMA_DEPTH):
         raise OptionError(
             f"{what} nests deeper than {_MAX_SCHEMA_DEPTH} levels: ORE cannot check it safely"
         )
@@ -203,20 +205,6 @@ def check_schema(schema: Mapping[str, Any], what: str = "--schema") -> None:
         raise OptionError(f"{what} is not a valid JSON Schema: at ${where}: {message}") from None
     except (RecursionError, MemoryError):
         raise OptionError(f"{what} is too deeply nested to check") from None
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether JSON `data` nests lists and objects more than `limit` deep (without recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            value = list(value.values())
-        if isinstance(value, list):
-            if depth >= limit:
-                return True
-            stack.extend((item, depth + 1) for item in value)
-    return False
 
 
 def show_schema(o: Options) -> None:

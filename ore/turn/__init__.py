@@ -17,7 +17,8 @@ pays only for the request and its preview.
 - `context`: the checked plan of tool, grants, skill and routing, and each turn's gathering.
 - `answer`: what an answer says about itself (empty, cut, schema, code blocks); pure.
 - `saving`: the conversation a turn continues, and the one place a turn is appended to it.
-- `run`: the turn itself, its preview (`--dry-run`) and the server it talks to.
+- `run`: the turn itself and its preview (`--dry-run`); `server`: the server it talks to and
+  the model; `replay`: the request that replays or chains from an artifact.
 """
 
 from __future__ import annotations
@@ -29,27 +30,24 @@ from .._lazy import exports
 if TYPE_CHECKING:
     from .answer import extract_block, structured, truncation
     from .context import ContextPlan, gather, plan_context
+    from .replay import recorded_controls, recorded_turn_options, replay_request
     from .request import Conversation, Server, TurnRequest, persona
     from .result import TurnResult
-    from .run import (
-        available_models,
-        backend_kind,
-        choose_model,
-        close,
-        connect,
-        preview,
-        recorded_controls,
-        recorded_turn_options,
-        refusal,
-        replay_request,
-        run_turn,
-    )
+    from .run import preview, run_turn
     from .saving import (
         append_turn,
         latest_session,
         open_conversation,
         save_conversation,
         valid_name,
+    )
+    from .server import (
+        available_models,
+        backend_kind,
+        choose_model,
+        close,
+        connect,
+        refusal,
     )
 
 __all__ = [
@@ -97,16 +95,16 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "TurnRequest": ".request",
             "persona": ".request",
             "TurnResult": ".result",
-            "available_models": ".run",
-            "backend_kind": ".run",
-            "choose_model": ".run",
-            "close": ".run",
-            "connect": ".run",
+            "available_models": ".server",
+            "backend_kind": ".server",
+            "choose_model": ".server",
+            "close": ".server",
+            "connect": ".server",
             "preview": ".run",
-            "recorded_controls": ".run",
-            "recorded_turn_options": ".run",
-            "refusal": ".run",
-            "replay_request": ".run",
+            "recorded_controls": ".replay",
+            "recorded_turn_options": ".replay",
+            "refusal": ".server",
+            "replay_request": ".replay",
             "run_turn": ".run",
             "append_turn": ".saving",
             "latest_session": ".saving",

@@ -22,6 +22,7 @@ __all__ = [
     "MAX_STRUCTURED_DEPTH",
     "MAX_STRUCTURED_SECONDS",
     "answer_warnings",
+    "deeper_than",
     "extract_block",
     "structured",
     "truncation",
@@ -129,7 +130,7 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
         return None, f"the answer is not JSON ({where}); {kept}"
     except (ValueError, RecursionError):
         return None, f"the answer is not JSON ORE can read; {kept}"
-    if _deeper_than(data, MAX_STRUCTURED_DEPTH):
+    if deeper_than(data, MAX_STRUCTURED_DEPTH):
         return None, (
             f"the answer nests deeper than {MAX_STRUCTURED_DEPTH} levels, "
             f"too deep to check against the schema; {kept}"
@@ -156,12 +157,12 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
     return None, f"the answer does not match the schema at {path}: {message}; {kept}"
 
 
-def _deeper_than(data: Any, limit: int) -> bool:
+def deeper_than(data: Any, limit: int) -> bool:
     """Whether JSON `data` nests lists and objects more than `limit` deep (without recursion)."""
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, dict):
+        if isinstance(value, Mapping):
             value = list(value.values())
         if isinstance(value, list):
             if depth >= limit:

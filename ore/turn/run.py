@@ -10,174 +10,23 @@ or rich is imported: what a person should see arrives through the callbacks and 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong
 from .context import gather
-from .request import Conversation, Server, TurnRequest
+from .request import Conversation, TurnRequest
+from .server import choose_model, close, connect, requested_model
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
     from ..backends import Backend
     from ..core import Turn
-    from ..turn_types import Reasoner, RoutingDecision, TurnContext, TurnOptions
+    from ..turn_types import Reasoner, RoutingDecision, TurnContext
     from ..types import Session
     from .result import TurnResult
 
-__all__ = [
-    "available_models",
-    "backend_kind",
-    "choose_model",
-    "close",
-    "connect",
-    "preview",
-    "recorded_controls",
-    "recorded_turn_options",
-    "refusal",
-    "replay_request",
-    "run_turn",
-]
-
-
-def connect(server: Server | None = None) -> Backend:
-    """The backend `server` names (unset values from the environment); nothing is sent yet."""
-    server = server if server is not None else Server()
-    from ..backends import DEFAULT_LIMITS, Limits, choose_backend
-
-    name, url = server.recorded if server.recorded is not None else (None, None)
-    limits = Limits(
-        max_seconds=server.max_seconds or DEFAULT_LIMITS.max_seconds,
-        max_bytes=server.max_bytes or DEFAULT_LIMITS.max_bytes,
-    )
-    return choose_backend(
-        server.backend,
-        server.base_url,
-        timeout=server.timeout,
-        limits=limits,
-        recorded_name=name,
-        recorded_url=url,
-    )
-
-
-def choose_model(model: str | None, backend: Backend) -> str:
-    """`model`, else ORE_MODEL, else the backend's default (its model list asked only then)."""
-    from ..backends import model_for
-
-    return model_for(model, backend)
-
-
-def available_models(server: Server | None = None) -> tuple[list[str], str | None]:
-    """The server's models and the one a turn would pick by default.
-
-    :raises NoModels: when the server has none.
-    """
-    from ..backends.select import default_model, no_models
-
-    backend = connect(server)
-    try:
-        models = backend.list_models()
-    finally:
-        close(backend)
-    if not models:
-        raise no_models(backend.address, backend.name)
-    return models, default_model(models)
-
-
-def refusal(kind: str, controls: TurnOptions) -> str | None:
-    """Why the kind of server `kind` (`backend_kind`) cannot honour `controls` (e.g. `num_ctx`
-    on an OpenAI-compatible server), or None; known before anything is built or asked."""
-    from ..backends.select import backend_refusal
-
-    return backend_refusal(kind, controls)
-
-
-def backend_kind(server: Server) -> str:
-    """The kind of server a turn goes to ("ollama", "openai", a preset), asking nothing."""
-    from ..backends.select import backend_name
-
-    return backend_name(server.backend, server.recorded[0] if server.recorded else None)
-
-
-def requested_model(model: str | None) -> str | None:
-    """The model the caller named, or ORE_MODEL; None when only the server could say."""
-    from ..backends.select import requested_model as named
-
-    return named(model)
-
-
-def recorded_controls(parent: ExecutionArtifact, prompt: str | None = None) -> Mapping[str, Any]:
-    """The controls a replay of `parent` sends again (its recorded options, schema, thinking,
-    images), in their JSON form; empty for a chain, which is a new turn."""
-    from ..artifacts import plan_turn
-
-    return plan_turn(parent, prompt).controls
-
-
-def recorded_turn_options(recorded: Mapping[str, Any]) -> TurnOptions:
-    """A replayed artifact's recorded controls as `TurnOptions`, through the checks the command
-    line makes: options as `-o` checks them, `keep_alive` a duration or seconds, `think` a bool
-    or a level, `schema` an object. An artifact is data from anywhere: a bad field is an
-    `OptionError` naming it. Images are not re-read here (the recording holds only their hashes;
-    the command line re-reads and checks the files)."""
-    from ..errors import OptionError
-    from ..model_options import check_model_options
-    from ..turn_types import NO_TURN_OPTIONS, TurnOptions
-
-    if not recorded:
-        return NO_TURN_OPTIONS
-    where = "the artifact's input.{}"
-    keep_alive = recorded.get("keep_alive")
-    if keep_alive is not None and (
-        isinstance(keep_alive, bool) or not isinstance(keep_alive, str | int)
-    ):
-        raise OptionError(f"{where.format('keep_alive')} must be a duration or a number of seconds")
-    think = recorded.get("think")
-    if think is not None and not isinstance(think, bool) and think not in ("low", "medium", "high"):
-        raise OptionError(f"{where.format('think')} must be true, false, low, medium or high")
-    schema = recorded.get("schema")
-    if schema is not None and not isinstance(schema, Mapping):
-        raise OptionError(f"{where.format('schema')} must be a JSON Schema object")
-    return TurnOptions(
-        options=check_model_options(recorded.get("options"), where.format("options")),
-        keep_alive=keep_alive,
-        schema=schema,
-        think=think,
-    )
-
-
-def replay_request(
-    parent: ExecutionArtifact, prompt: str | None = None, **fields: Any
-) -> TurnRequest:
-    """The request that replays `parent` (no prompt) or chains from it (a new prompt): its
-    messages, system prompt, context and (for a replay) the controls it recorded, checked as
-    `-o` checks options (`recorded_turn_options`). `fields` set the rest (`model` overrides the
-    recorded one; `controls` the recorded ones; `system` is used by a chain and by a replay of
-    an artifact that recorded no messages)."""
-    from ..artifacts import plan_turn
-    from .request import persona
-
-    system = fields.pop("system", persona())
-    plan = plan_turn(parent, prompt, system=system)
-    recorded = parent.backend
-    server = fields.pop("server", Server())
-    if recorded is not None and server.recorded is None:
-        from dataclasses import replace
-
-        server = replace(server, recorded=(recorded.name, recorded.base_url))
-    if "controls" not in fields:
-        fields["controls"] = recorded_turn_options(plan.controls)
-    return TurnRequest(
-        messages=plan.messages,
-        prompt=plan.prompt,
-        model=fields.pop("model", None) or plan.model_id,
-        system=plan.system,
-        server=server,
-        tool_results=plan.tool_results,
-        parent=parent,
-        relation=plan.relation,
-        **fields,
-    )
+__all__ = ["preview", "run_turn"]
 
 
 def _context(
@@ -270,13 +119,6 @@ def run_turn(
         return _run(request, ctx, own, on_token, on_thinking)
     finally:
         close(own)
-
-
-def close(backend: Backend) -> None:
-    """Close the backend's connections (a backend built by `connect` holds an HTTP client)."""
-    closer = getattr(backend, "close", None)
-    if closer is not None:
-        closer()
 
 
 def _run(

@@ -7,22 +7,16 @@ bytes ORE wrote.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
 import re
-import select
 import shutil
-import struct
 import subprocess
-import termios
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from _cli import ORE, needs_ore, run_ore
+from _cli import ORE, needs_ore, run_in_pty, run_ore
 
 pytestmark = needs_ore
 
@@ -37,52 +31,6 @@ HIGHLIGHTED_DEF = re.compile(rb"\x1b\[[0-9;]*38;[25];[0-9;]*mdef")
 def terminal_env(ore_env: dict[str, str], **extra: str) -> dict[str, str]:
     env = {k: v for k, v in ore_env.items() if k not in ("NO_COLOR", "COLORTERM", "FORCE_COLOR")}
     return {**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40", **extra}
-
-
-def run_in_pty(
-    args: list[str], env: dict[str, str], typed: list[str] = (), timeout: float = 30
-) -> bytes:
-    """`ore ARGS` with stdin, stdout and stderr on one pseudo-terminal (40x100); each of `typed`
-    is typed after the output so far has gone quiet. Returns everything ORE wrote."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
-    attrs = termios.tcgetattr(slave)
-    attrs[1] &= ~termios.ONLCR  # no \n -> \r\n: read back exactly what was written
-    termios.tcsetattr(slave, termios.TCSANOW, attrs)
-    proc = subprocess.Popen(
-        [ORE or "ore", *args],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
-    out = bytearray()
-    pending = list(typed)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.3)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            elif pending:
-                os.write(master, (pending.pop(0) + "\r").encode())
-            elif proc.poll() is not None:
-                break
-        proc.wait(timeout=5)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    return bytes(out)
 
 
 @pytest.fixture

@@ -8,21 +8,14 @@ the bytes read back are the bytes ORE wrote.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
 import re
-import select
-import struct
-import subprocess
-import termios
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from _cli import ORE, needs_ore, run_ore
+from _cli import needs_ore, run_ore
+from _cli import run_in_pty as pty_run
 
 from ore.cli.console import REASONING_PREFIX, visible
 
@@ -58,50 +51,9 @@ def terminal_env(ore_env: dict[str, str], **extra: str) -> dict[str, str]:
     return {**env, "TERM": "xterm-256color", "COLUMNS": "200", "LINES": "40", **extra}
 
 
-def run_in_pty(
-    args: list[str], env: dict[str, str], typed: Sequence[str] = (), timeout: float = 30
-) -> bytes:
-    """`ore ARGS` with stdin, stdout and stderr on one pseudo-terminal (40x200); each of `typed`
-    is typed after the output so far has gone quiet. Returns everything ORE wrote."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
-    attrs = termios.tcgetattr(slave)
-    attrs[1] &= ~termios.ONLCR
-    termios.tcsetattr(slave, termios.TCSANOW, attrs)
-    proc = subprocess.Popen(
-        [ORE or "ore", *args],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
-    out = bytearray()
-    pending = list(typed)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.3)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            elif pending:
-                os.write(master, (pending.pop(0) + "\r").encode())
-            elif proc.poll() is not None:
-                break
-        proc.wait(timeout=5)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    return bytes(out)
+def run_in_pty(args: list[str], env: dict[str, str], typed: Sequence[str] = ()) -> bytes:
+    """`ore ARGS` on a pseudo-terminal 200 wide (`_cli.run_in_pty`)."""
+    return pty_run(args, env, typed, columns=200)
 
 
 def plain(shown: bytes) -> str:
