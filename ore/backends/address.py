@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ServerUnreachable
-from .base import without_credentials
+from .secrets import without_credentials
 
 __all__ = ["ollama_address"]
 

@@ -9,19 +9,15 @@ classify that client's exceptions; the words a person reads are written here, on
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
 import os
-import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..errors import ModelError, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
 from ..types import Message, Response, Usage
 
@@ -34,31 +30,15 @@ __all__ = [
     "Limits",
     "ReplyBounds",
     "answered",
-    "broke",
-    "closed_without_answer",
     "http_options",
     "import_httpx",
-    "is_context_overflow",
-    "mapped_errors",
     "no_credentials",
-    "no_images",
     "plain_http_options",
-    "refuses_images",
-    "sanitize_url",
-    "scrub",
-    "shorten",
-    "timed_out",
-    "unreadable",
-    "url_secrets",
-    "without_credentials",
 ]
 
 #: Seconds to wait for the server between two pieces of an answer (not for the whole answer).
 DEFAULT_TIMEOUT = 300.0
 #: The longest a server's error text is quoted in a message (after scrubbing).
-MAX_DETAIL = 300
-
-_TIMEOUT_HINT = "check the server, or allow longer with --timeout or ORE_TIMEOUT"
 
 
 class Backend(Protocol):
@@ -409,179 +389,3 @@ def no_credentials(request: Any) -> Any:
     the `ollama` client adds `OLLAMA_API_KEY` by itself)."""
     request.headers.pop("Authorization", None)
     return request
-
-
-# -- addresses and secrets: what may be printed ---------------------------------------------------
-
-
-def sanitize_url(url: str) -> str:
-    """`url` fit to print: userinfo, query and fragment dropped (credentials hide in all three)."""
-    try:
-        from urllib.parse import urlsplit  # here: a dry run never pays for urllib
-
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return "(an address that cannot be parsed)"
-    netloc = parts.netloc.rpartition("@")[2]
-    from urllib.parse import urlunsplit
-
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
-_USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*://)?)[^/?#]*@")
-
-
-def without_credentials(raw: str) -> str:
-    """An address as given, even one that does not parse, without userinfo, query or fragment:
-    for quoting a bad address back to the user."""
-    return re.split(r"[?#]", _USERINFO.sub(r"\1", raw), maxsplit=1)[0]
-
-
-def url_secrets(url: str | None) -> tuple[str, ...]:
-    """The credentials an address can carry, for `scrub`: its user, its password, the two
-    together (as Basic auth would send them) and every query value (`?api-key=`, `?key=`,
-    `?token=`, ...), each as written and percent-decoded."""
-    if not url:
-        return ()
-    from urllib.parse import parse_qsl, unquote, urlsplit
-
-    raw = url.strip().strip("\"'")
-    try:
-        parts = urlsplit(raw if "://" in raw else f"http://{raw}")
-    except ValueError:
-        parts = None
-    found: list[str] = []
-    if parts is not None:
-        userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-        query = [value for _, value in parse_qsl(parts.query, keep_blank_values=True)]
-        query += [p.partition("=")[2] for p in re.split(r"[&;]", parts.query)]
-        query += [parts.fragment]
-    else:  # an address that does not parse: its userinfo and query, as far as they go
-        userinfo = raw.rpartition("@")[0].rpartition("/")[2] if "@" in raw else ""
-        query = re.split(r"[?#&;=]", raw.partition("?")[2])
-    user, _, password = userinfo.partition(":")
-    for value in (userinfo, user, password, *query):
-        found += [value, unquote(value)]
-    return tuple(dict.fromkeys(v for v in found if v))
-
-
-def _variants(secret: str) -> tuple[str, ...]:
-    """The forms in which a server could echo `secret`: as is, URL-encoded (also with `+` for
-    a space), JSON-escaped, and base64 (as in Basic auth)."""
-    import base64
-    from urllib.parse import quote, quote_plus
-
-    return (
-        secret,
-        quote(secret, safe=""),
-        quote_plus(secret, safe=""),
-        json.dumps(secret)[1:-1],
-        base64.b64encode(secret.encode()).decode().rstrip("="),
-    )
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret (of four characters or more: an API key, a URL's user,
-    password or query values from `url_secrets`), in every form a server could echo it,
-    replaced by `***`; the longest forms first, so no part of a longer one is left. Scrub
-    before cutting: a cut could leave part of a secret. The one scrubber of every message that
-    quotes a server."""
-    forms = {form for secret in secrets if len(secret) >= 4 for form in _variants(secret)}
-    for form in sorted(forms, key=len, reverse=True):
-        text = text.replace(form, "***")
-    return text
-
-
-def shorten(text: str, limit: int = MAX_DETAIL) -> str:
-    """`text` on one line, cut at `limit` characters (call it after `scrub`)."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# -- faults: one shape, one message set ------------------------------------------------------
-
-
-@contextlib.contextmanager
-def mapped_errors(
-    classify: Callable[[Exception], ModelError | None], secrets: Iterable[str] = ()
-) -> Iterator[None]:
-    """Turn every fault raised inside into the `ModelError` that `classify` names, scrubbed of
-    `secrets`. `classify` returning None means "a bug in ORE": the exception passes unchanged,
-    as do Ctrl-C and errors ORE raised itself. `from None`: the chained client error may hold
-    headers or bodies that carry credentials."""
-    try:
-        yield
-    except ModelError:
-        raise
-    except Exception as exc:
-        mapped = ModelError(exc.message) if isinstance(exc, LimitExceeded) else classify(exc)
-        if mapped is None:
-            raise
-        mapped.message = scrub(mapped.message, secrets)
-        mapped.args = (mapped.message,)
-        raise mapped from None
-
-
-_CONTEXT_WORDS = (
-    "context length",
-    "context_length",
-    "context window",
-    "context size",
-    "maximum context",
-    "exceed_context",
-    "too many tokens",
-    "prompt is too long",
-    "n_ctx",
-)
-
-
-def is_context_overflow(detail: str) -> bool:
-    """Whether a server's error says the messages do not fit the model's context window (the
-    wordings of OpenAI, vLLM, llama-server, LM Studio and Ollama)."""
-    lowered = detail.lower()
-    return any(words in lowered for words in _CONTEXT_WORDS)
-
-
-def timed_out(server: str, address: str, timeout: float) -> ServerUnreachable:
-    """`server` ("Ollama at URL", "the server at URL") sent nothing for `timeout` seconds."""
-    return ServerUnreachable(
-        f"{server} sent nothing for {timeout:g} s; {_TIMEOUT_HINT}", address=address
-    )
-
-
-def broke(server: str) -> ModelError:
-    """The connection ended before the answer did."""
-    return ModelError(
-        f"the connection to {server} broke before the answer was complete; "
-        "check the server and try again"
-    )
-
-
-def closed_without_answer(server: str, hint: str) -> ModelError:
-    """The server opened the answer and closed it with nothing in it: no error, no text. Seen
-    from llama.cpp's server when the prompt is longer than its context window; retrying the
-    same request can never help, so the message says what is known and what to change."""
-    return ModelError(
-        f"{server} closed the stream without an answer; a likely cause is a prompt over the "
-        f"context window: send less, or {hint}"
-    )
-
-
-def no_images(server: str, model_id: str | None, detail: str) -> ModelError:
-    """The server refused a turn with images because the model cannot read them."""
-    model = f"model '{model_id}'" if model_id else "the model"
-    return ModelError(
-        f"{server} says {model} cannot read images ({detail}); attach images only with a "
-        "vision model (e.g. llava, llama3.2-vision, gemma3)"
-    )
-
-
-def refuses_images(options: TurnOptions, status: int, detail: str) -> bool:
-    """Whether an error for a turn with images is the server saying the model takes none."""
-    lowered = detail.lower()
-    return bool(options.images) and status >= 400 and ("image" in lowered or "vision" in lowered)
-
-
-def unreadable(server: str, what: str, hint: str) -> ModelError:
-    """The reply does not follow the protocol: `what` says how, `hint` what to check."""
-    return ModelError(f"{server} sent {what}; {hint}")

@@ -3,7 +3,7 @@
 The client is imported only when an `OllamaBackend` is built, so commands that call no model
 never pay for it (about 0.35 s of imports). Every fault the client can raise, under whatever
 type it raises it (the client uses different types for the same fault when streaming), is
-classified in `_classify` and worded by `ore.backends.base`.
+classified in `_classify` and worded by `ore.backends.faults`.
 """
 
 from __future__ import annotations
@@ -26,22 +26,21 @@ from .base import (
     Limits,
     ReplyBounds,
     answered,
-    broke,
-    closed_without_answer,
     http_options,
     import_httpx,
+    no_credentials,
+)
+from .faults import (
+    broke,
+    closed_without_answer,
     is_context_overflow,
     mapped_errors,
-    no_credentials,
     no_images,
     refuses_images,
-    sanitize_url,
-    scrub,
-    shorten,
     timed_out,
     unreadable,
-    url_secrets,
 )
+from .secrets import sanitize_url, scrub, shorten, url_secrets
 from .thinking import Answer
 
 if TYPE_CHECKING:

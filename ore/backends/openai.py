@@ -28,20 +28,18 @@ from .base import (
     BackendReasoner,
     Limits,
     ReplyBounds,
-    broke,
-    closed_without_answer,
     http_options,
     import_httpx,
+)
+from .faults import (
+    broke,
+    closed_without_answer,
     is_context_overflow,
     mapped_errors,
     no_images,
     refuses_images,
-    sanitize_url,
-    scrub,
-    shorten,
     timed_out,
     unreadable,
-    url_secrets,
 )
 from .openai_wire import (
     BadReply,
@@ -57,6 +55,7 @@ from .openai_wire import (
     request_body,
     sse_data,
 )
+from .secrets import sanitize_url, scrub, shorten, url_secrets
 from .thinking import Answer
 
 if TYPE_CHECKING:

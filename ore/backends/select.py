@@ -221,7 +221,7 @@ def destination(
 
     :raises ArtifactError: as `route`.
     """
-    from .base import sanitize_url, without_credentials
+    from .secrets import sanitize_url, without_credentials
 
     environ = os.environ if env is None else env
     chosen = route(

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from ore.backends.base import DEFAULT_LIMITS, ReplyBounds, _bounded_network, scrub, url_secrets
+from ore.backends.base import DEFAULT_LIMITS, ReplyBounds, _bounded_network
 from ore.backends.ollama import OllamaBackend
 from ore.backends.openai import OpenAIBackend
+from ore.backends.secrets import scrub, url_secrets
 from ore.backends.select import Route, choose_backend, destination, route
 from ore.errors import ArtifactError
 
