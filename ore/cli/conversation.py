@@ -37,8 +37,7 @@ def repl(o: Options) -> int:
         )
     elif not o.interactive:
         conversation = Conversation(Session(), history=o.history)
-    chat = Chat(model=choose_model(o.model, backend), system=system_of(o.system))
-    chat.conversation = conversation
+    chat = Chat(choose_model(o.model, backend), system_of(o.system), conversation)
 
     def turn(line: str) -> None:
         request = TurnRequest.of(
