@@ -1,26 +1,42 @@
-"""The listing commands: sessions, models, tools and skills, one line each on stdout."""
+"""The listings: sessions, models, tools and skills, each through `ore.cli.tables.emit_table`
+(a table at a terminal, header-free TSV in a pipe, a JSON array with `--json`).
+
+One session listing: `--list-sessions` and `ore session list` are the same function.
+"""
 
 from __future__ import annotations
 
-from .console import note, out, visible, warn
+from .console import warn
 from .options import Options
+from .tables import emit_table
 
 __all__ = ["list_models", "list_sessions", "list_skills", "list_tools"]
 
+#: `ore session list` and `--list-sessions`: these columns, in this order (TSV has no header).
+SESSION_COLUMNS = ("Name", "Turns", "Model", "Last used", "First prompt")
 
-def list_sessions() -> None:
-    """One line per saved session: name, message count, id (or why it cannot be read)."""
-    from ..sessions import saved_sessions
 
-    infos = saved_sessions()
-    if not infos:
-        note("no saved sessions")
-        return
-    for info in infos:
-        if info.problem is not None:
-            out(f"{visible(info.name)}\tunreadable: {visible(info.problem)}")
+def list_sessions(as_json: bool = False) -> None:
+    """Every saved session, the one used last first: name, turns, model last used, last use,
+    first prompt; an unreadable one as `unreadable`, with why in place of the first prompt."""
+    from ..sessions import list_sessions as summaries_of
+    from ..sessions import session_store, when
+
+    summaries = summaries_of(session_store())
+    rows = []
+    for s in summaries:
+        if s.problem is not None:
+            rows.append((s.name, "unreadable", "-", when(s.modified), s.problem))
         else:
-            out(f"{visible(info.name)}\t{info.message_count} messages\t{visible(info.id or '')}")
+            turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
+            rows.append((s.name, turns, s.model or "-", when(s.modified), s.first_prompt))
+    emit_table(
+        SESSION_COLUMNS,
+        rows,
+        as_json=as_json,
+        records=[s.to_dict() for s in summaries],
+        empty='no saved sessions; start one with ore --save-session NAME "your question"',
+    )
 
 
 def list_models(o: Options) -> None:
@@ -29,32 +45,50 @@ def list_models(o: Options) -> None:
     from .request import server_of
 
     models, chosen = available_models(server_of(o))
-    for name in models:
-        out(visible(name) + ("\t(default)" if name == chosen else ""))
+    emit_table(
+        ("Name", "Default"),
+        [(name, "(default)" if name == chosen else "") for name in models],
+        as_json=o.as_json,
+        records=[{"name": name, "default": name == chosen} for name in models],
+        empty="the server has no models; pull one first (ollama pull NAME)",
+    )
 
 
-def list_tools() -> None:
-    """One line per tool: name, the permissions it needs (or none), description."""
+def list_tools(as_json: bool = False) -> None:
+    """One row per tool: name, the permissions it needs (or none), description."""
     from ..tools import TOOL_REGISTRY
 
-    for name in sorted(TOOL_REGISTRY):
-        tool = TOOL_REGISTRY[name]
-        out(f"{name}\t{','.join(tool.permissions) or 'none'}\t{visible(tool.description)}")
+    tools = [TOOL_REGISTRY[name] for name in sorted(TOOL_REGISTRY)]
+    emit_table(
+        ("Name", "Permissions", "Description"),
+        [(t.name, ",".join(t.permissions) or "none", t.description) for t in tools],
+        as_json=as_json,
+        records=[
+            {"name": t.name, "permissions": list(t.permissions), "description": t.description}
+            for t in tools
+        ],
+    )
 
 
-def list_skills() -> None:
-    """One line per skill (name, description), from frontmatter only. On stderr: one warning
+def list_skills(as_json: bool = False) -> None:
+    """One row per skill (name, description), from frontmatter only. On stderr: one warning
     line per refused skill, and one per usable skill that departs from the Agent Skills spec."""
     from ..skills import discover_skills, skill_roots
 
     catalog = discover_skills(warn=warn)
-    if not catalog.skills:
-        note("no skills found in " + ", ".join(str(r) for r in skill_roots()))
     for name, found in catalog.deviations.items():
         path = catalog.skills[name].path
         warn(
             f"skill '{name}' ({path}) departs from the Agent Skills spec: {'; '.join(found)} "
             f"(it still works; details: ore skill validate {path})"
         )
-    for meta in catalog.skills.values():
-        out(f"{visible(meta.name)}\t{visible(meta.description)}")
+    skills = list(catalog.skills.values())
+    emit_table(
+        ("Name", "Description"),
+        [(meta.name, meta.description) for meta in skills],
+        as_json=as_json,
+        records=[
+            {"name": m.name, "description": m.description, "path": str(m.path)} for m in skills
+        ],
+        empty="no skills found in " + ", ".join(str(r) for r in skill_roots()),
+    )

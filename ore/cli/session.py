@@ -52,31 +52,18 @@ def session() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON array on stdout.")
 def list_(as_json: bool) -> None:
     """List sessions, the one used last first: name, turns, model last used, last use, first
-    prompt. An unreadable session is listed as such.
+    prompt. An unreadable session is listed as such. A table at a terminal; in a pipe one
+    tab-separated row per session, no header (the machine format); --json: a JSON array.
 
     \b
     Example:
         ore session list
         ore session list --json | jq -r '.[0].name'
     """
-    from ..sessions import list_sessions, when
+    from .listings import list_sessions
 
     with reported():
-        summaries = list_sessions(_store())
-    if as_json:
-        print_json([s.to_dict() for s in summaries])
-        return
-    if not summaries:
-        note('no saved sessions; start one with ore --save-session NAME "your question"')
-        return
-    for s in summaries:
-        name = visible(s.name)
-        if s.problem is not None:
-            out(f"{name}\tunreadable\t{when(s.modified)}\t{visible(s.problem)}")
-        else:
-            turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
-            model = visible(s.model or "-")
-            out(f"{name}\t{turns}\t{model}\t{when(s.modified)}\t{visible(str(s.first_prompt))}")
+        list_sessions(as_json)
 
 
 def _turn_range(value: str | None, total: int) -> tuple[int, int]:

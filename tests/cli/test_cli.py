@@ -104,7 +104,7 @@ def test_dry_run_prints_the_exact_messages_and_calls_nothing(fake_ollama, ore_en
 def test_list_models_marks_the_default(fake_ollama, ore_env) -> None:
     result = ore("--list-models", env=ore_env)
     assert result.returncode == 0
-    assert result.stdout.splitlines() == ["llama3.2:latest\t(default)", "qwen2.5:0.5b"]
+    assert result.stdout.splitlines() == ["llama3.2:latest\t(default)", "qwen2.5:0.5b\t"]
     assert fake_ollama.chat_requests() == []
 
 

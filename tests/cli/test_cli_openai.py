@@ -171,7 +171,7 @@ def test_a_context_length_refusal_in_a_session_is_one_line_naming_history(server
 def test_list_models_marks_the_default(server, env) -> None:
     result = ore("--list-models", env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["qwen2.5:0.5b", f"{MODEL}\t(default)"]
+    assert result.stdout.splitlines() == ["qwen2.5:0.5b\t", f"{MODEL}\t(default)"]
     assert server.chat_requests() == []
 
 
