@@ -27,6 +27,10 @@ LEVELS = ("lean", "standard", "deep", "max")
 SORTS = ("rank", "size", "path")
 LANGUAGES = ("python", "javascript", "typescript", "tsx", "go", "rust")
 
+_CONTEXT_HELP = (
+    "Rank tests, examples and docs as equals of library code (by default they come after it, "
+    "or are left out)."
+)
 _SNIPPET_HELP = (
     "The code to compare: a FILE, or - for stdin. A unified diff (git diff) stands for the "
     "code it adds."
@@ -133,9 +137,16 @@ def duplicates(
     show_default=True,
     help="Compare identifier words, parameter shape, or syntax-tree shape.",
 )
+@click.option("--include-context", is_flag=True, help=_CONTEXT_HELP)
 @common(10)
 def similar(
-    name: str | None, snippet: str | None, mode: str, root: str, as_json: bool, limit: int
+    name: str | None,
+    snippet: str | None,
+    mode: str,
+    include_context: bool,
+    root: str,
+    as_json: bool,
+    limit: int,
 ) -> None:
     """Find definitions like NAME (any identifier) or like the --snippet code.
 
@@ -158,7 +169,12 @@ def similar(
 
             snippet, language = one_snippet(read_snippet(snippet), name=_name_of(snippet))
         rows = open_root(root).similar(
-            name, snippet=snippet, mode=mode, language=language, limit=limit
+            name,
+            snippet=snippet,
+            mode=mode,
+            language=language,
+            limit=limit,
+            include_context=include_context,
         )
         emit(as_json, [r.to_dict() for r in rows], lambda: similar_text(rows), "nothing similar")
 
@@ -172,8 +188,11 @@ def similar(
     metavar="PATH",
     help="Learn from files under PATH only (repeat).  [default: the whole tree]",
 )
+@click.option("--include-context", is_flag=True, help=_CONTEXT_HELP)
 @common(None)
-def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: bool) -> None:
+def conventions(
+    topic: str | None, paths: tuple[str, ...], include_context: bool, root: str, as_json: bool
+) -> None:
     """Show the house conventions: recurring patterns of the highest-ranked files, with counts,
     shares and one example each. No TOPIC: a short summary of every topic.
 
@@ -185,7 +204,7 @@ def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: b
     from ..graph.render.judgment import conventions_text
 
     with reported():
-        rows = open_root(root).conventions(topic, paths=paths)
+        rows = open_root(root).conventions(topic, paths=paths, include_context=include_context)
         emit(as_json, [c.to_dict() for c in rows], lambda: conventions_text(rows))
 
 
@@ -211,12 +230,14 @@ def conventions(topic: str | None, paths: tuple[str, ...], root: str, as_json: b
     show_default=True,
     help="What to check.",
 )
+@click.option("--include-context", is_flag=True, help=_CONTEXT_HELP)
 @common(None)
 def consistent(
     snippet: str,
     with_paths: tuple[str, ...],
     language: str | None,
     criteria: str,
+    include_context: bool,
     root: str,
     as_json: bool,
 ) -> None:
@@ -233,15 +254,29 @@ def consistent(
 
     with reported():
         code, lang = one_snippet(read_snippet(snippet), language, _name_of(snippet))
-        found = open_root(root).consistent(code, paths=with_paths, language=lang, criteria=criteria)
+        found = open_root(root).consistent(
+            code,
+            paths=with_paths,
+            language=lang,
+            criteria=criteria,
+            include_context=include_context,
+        )
         emit(as_json, found.to_dict(), lambda: consistency_text(found))
 
 
 @click.command()
 @click.argument("description")
 @click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
+@click.option("--include-context", is_flag=True, help=_CONTEXT_HELP)
 @common(5)
-def place(description: str, snippet: str | None, root: str, as_json: bool, limit: int) -> None:
+def place(
+    description: str,
+    snippet: str | None,
+    include_context: bool,
+    root: str,
+    as_json: bool,
+    limit: int,
+) -> None:
     """Suggest where new code described by DESCRIPTION belongs: module communities and files,
     ranked, each with the names, imports and terms it shares with the description (and the
     --snippet code).
@@ -259,7 +294,9 @@ def place(description: str, snippet: str | None, root: str, as_json: bool, limit
             from ..graph.judgment.snippets import one_snippet
 
             code = one_snippet(read_snippet(snippet), name=_name_of(snippet))[0]
-        found = open_root(root).place(description, snippet=code, limit=limit)
+        found = open_root(root).place(
+            description, snippet=code, limit=limit, include_context=include_context
+        )
         emit(as_json, found.to_dict(), lambda: placement_text(found))
 
 

@@ -319,21 +319,33 @@ class CodeGraph:
         mode: str = "name",
         language: str | None = None,
         limit: int | None = 10,
+        include_context: bool = False,
     ) -> list[SimilarMatch]:
-        """Definitions like `name` or `snippet`: by `name` words, `signature` or tree `shape`."""
+        """Definitions like `name` or `snippet`: by `name` words, `signature` or tree `shape`;
+        library code before tests, examples and docs unless `include_context`."""
         from .judgment.similar import find_similar
 
         return find_similar(
-            self, name, snippet=snippet, mode=mode, language=language, limit=_cap(limit)
+            self,
+            name,
+            snippet=snippet,
+            mode=mode,
+            language=language,
+            limit=_cap(limit),
+            include_context=include_context,
         )
 
     def conventions(
-        self, topic: str | None = None, *, paths: Sequence[str] = ()
+        self,
+        topic: str | None = None,
+        *,
+        paths: Sequence[str] = (),
+        include_context: bool = False,
     ) -> list[Convention]:
         """Recurring patterns of the highest-ranked files: one topic, or all of them."""
         from .judgment.conventions import find_conventions
 
-        return find_conventions(self, topic, paths=paths)
+        return find_conventions(self, topic, paths=paths, include_context=include_context)
 
     def consistent(
         self,
@@ -342,19 +354,34 @@ class CodeGraph:
         paths: Sequence[str] = (),
         language: str | None = None,
         criteria: str = "all",
+        include_context: bool = False,
     ) -> Consistency:
         """How far `snippet` strays from the conventions of `paths` (the whole tree when empty)."""
         from .judgment.consistency import check_consistency
 
-        return check_consistency(self, snippet, paths=paths, language=language, criteria=criteria)
+        return check_consistency(
+            self,
+            snippet,
+            paths=paths,
+            language=language,
+            criteria=criteria,
+            include_context=include_context,
+        )
 
     def place(
-        self, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
+        self,
+        description: str,
+        *,
+        snippet: str | bytes | None = None,
+        limit: int | None = 5,
+        include_context: bool = False,
     ) -> Placement:
         """Where new code described so (and optionally given) belongs: communities and files."""
         from .judgment.place import suggest_place
 
-        return suggest_place(self, description, snippet=snippet, limit=_cap(limit))
+        return suggest_place(
+            self, description, snippet=snippet, limit=_cap(limit), include_context=include_context
+        )
 
     def signature(self, level: str = "standard", max_tokens: int | None = None) -> Signature:
         """The codebase signature at `level` (lean, standard, deep, max) within `max_tokens`."""

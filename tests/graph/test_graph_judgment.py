@@ -114,7 +114,8 @@ def test_similar_by_name_folds_verbs_and_filler(g: CodeGraph) -> None:
     assert "fetch_user" in names  # get ~ fetch, `by` is filler
     assert "get_user_by_id" not in names and "create_invoice" not in names
     assert all(0 < r.score <= 1 for r in rows)
-    assert rows == sorted(rows, key=lambda r: -r.score)
+    # library code first, then tests (context, not peers), each by score
+    assert rows == sorted(rows, key=lambda r: (r.path.startswith("tests/"), -r.score))
     assert "fetch_user" in similar_text(rows)
 
 

@@ -11,11 +11,15 @@ import re
 
 from .source import read_source
 
-__all__ = ["is_generated", "is_test"]
+__all__ = ["is_context", "is_generated", "is_test"]
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
 _TEST_FILE = re.compile(
     r"(^test_.*\.pyi?$|.*_test\.(py|go)$|^conftest\.py$|.*\.(test|spec)\.[cm]?[jt]sx?$)"
+)
+_CONTEXT_DIRS = frozenset(
+    {"example", "examples", "demo", "demos", "sample", "samples", "doc", "docs", "docs_src"}
+    | {"tutorial", "tutorials", "bench", "benchmark", "benchmarks", "fixtures", "testdata"}
 )
 _GENERATED = re.compile(rb"(?i)(code generated .* do not edit|@generated|auto-?generated)")
 
@@ -24,6 +28,13 @@ def is_test(path: str) -> bool:
     """A test file or test helper: in a test folder, or named like a test (any language)."""
     parts = path.split("/")
     return bool(_TEST_FILE.match(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+
+
+def is_context(path: str) -> bool:
+    """A test, an example, a doc or a benchmark: code that shows or checks the library rather
+    than being it. Judgments rank it after library code unless asked to weigh it equally."""
+    parts = path.split("/")
+    return is_test(path) or any(p.lower() in _CONTEXT_DIRS for p in parts[:-1])
 
 
 def is_generated(root: str | os.PathLike[str], path: str) -> bool:

@@ -187,6 +187,10 @@ class _PythonResolver:
         i = len(dirs)
         while i > 0 and "/".join(dirs[:i]) in self.init_dirs:
             i -= 1
+        if self.prefix:
+            # the root is a package: every folder in it is a subpackage (one without
+            # `__init__.py` is a namespace portion, still importable as `pkg.sub`)
+            i = 0
         package = (self.prefix if i == 0 else []) + dirs[i:] + tail
         relative = dirs + tail
         # a file outside any package still has siblings for `from . import x` (namespace packages)

@@ -5,10 +5,14 @@ all of them) and the concrete deviations. A convention is only held against the 
 scope follows it in at least `DOMINANT` of its cases.
 - `naming`: each name the snippet defines, against the scope's case style for that kind.
 - `imports`: each import, against the scope's share of relative / absolute and star imports.
-- `structure`: each function against the scope's functions: length and parameter count (at
-  most the scope's 90th percentile), docstrings, type annotations; and the module against the
-  scope's error handling and logging (bare `except:`, `print()`). These statistics come from the
-  scope's 400 highest-ranked files, as conventions do.
+- `structure`: each function against the scope's functions: length and parameter count (past
+  the scope's 98th percentile: the project's own ordinary code is never flagged), and, for a
+  public function, a docstring and type annotations; and the module against the scope's error
+  handling and logging, as a reviewer reads them: a bare `except:`, `print()` where the code
+  logs, `raise Exception` where it has exception types of its own, a logger named by a literal
+  where it uses `getLogger(__name__)`, `import a, b` where it never groups imports. These
+  statistics come from the scope's 400 highest-ranked files, as conventions do.
+The scope leaves out tests, examples and docs unless `include_context` (or `paths`) names them.
 The overall score is the mean of the criteria checked.
 """
 
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import GraphError
 from ..index.extract import extract
-from ..index.kinds import is_test
+from ..index.kinds import is_context
 from ..index.records import FileIndex, Symbol
 from ..results import Consistency, Deviation
 from .conventions import name_style, styles_fit
@@ -41,6 +45,12 @@ _CALLABLE = ("function", "method")
 _BARE_EXCEPT = re.compile(r"^\s*except\s*:", re.M)
 _PRINT = re.compile(r"^\s*print\(", re.M)
 _LOGGER = re.compile(r"(logger|logging|log|LOGGER|_logger)\.\w+\(\)|logging\.getLogger")
+_RAISE_EXCEPTION = re.compile(r"^\s*raise\s+(?:builtins\.)?Exception\b", re.M)
+_LITERAL_LOGGER = re.compile(r"getLogger\(\s*[rbuRBU]?['\"]")
+_OWN_ERRORS = "error classes derive from "
+_NAME_LOGGER = "logging.getLogger(__name__)"
+_PERCENTILE = 0.98
+_MAIN = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)  # a script's own output
 
 
 def check_consistency(
@@ -50,8 +60,10 @@ def check_consistency(
     paths: Sequence[str] = (),
     language: str | None = None,
     criteria: str = "all",
+    include_context: bool = False,
 ) -> Consistency:
-    """The snippet's deviation from the conventions of `paths` (else every non-test file)."""
+    """The snippet's deviation from the conventions of `paths` (else the library code: tests,
+    examples and docs too when `include_context`)."""
     if criteria != "all" and criteria not in CRITERIA:
         raise GraphError(f"unknown criteria '{criteria}'; use naming, structure, imports or all")
     lang = dominant_language(g, language)
@@ -60,8 +72,8 @@ def check_consistency(
     record = extract("<snippet>", lang, text.encode("utf-8"))
     fam = family(lang)
     scope = [p for p in select(g, paths) if family(g.index.files[p].language) == fam]
-    if not paths:
-        scope = [p for p in scope if not is_test(p)] or scope
+    if not paths and not include_context:
+        scope = [p for p in scope if not is_context(p)] or scope
     need_files(g, scope, "a consistency check")
     label = ", ".join(paths) if paths else "this tree"
     chosen = CRITERIA if criteria == "all" else (criteria,)
@@ -156,8 +168,10 @@ def _structure(
 ) -> Deviation:
     lengths: list[int] = []
     counts: list[int] = []
-    documented = annotated = functions = 0
+    documented = annotated = functions = public = 0
     bare = prints = logs = 0
+    own_errors: list[str] = []
+    by_name = literal = grouped = 0
     # the scope's statistics come from its highest-ranked files (400 at most), as conventions do
     sample = sorted(scope, key=lambda p: (-g.pagerank[p], p))[:400]
     shapes = load_shapes(g, sample) if record.language == "python" else {}
@@ -168,17 +182,29 @@ def _structure(
                 functions += 1
                 lengths.append(s.end_line - s.line + 1)
                 counts.append(len(parameters(s.signature)))
-                annotated += ":" in s.signature.split("(", 1)[-1] or "->" in s.signature
-                documented += docs.get(s.line, False)
+                if not s.name.startswith("_"):
+                    public += 1
+                    annotated += _annotated(s)
+                    documented += docs.get(s.line, False)
+        lines = [imp.line for imp in g.index.files[path].imports if imp.kind == "import"]
+        grouped += len(lines) != len(set(lines))
     if record.language == "python":
-        for file_shape in shapes.values():
-            labels = {name for _topic, name, _n, _line in file_shape.facts}
+        for path, file_shape in shapes.items():
+            labels = {name: line for _topic, name, _n, line in file_shape.facts}
             bare += "bare except:" in labels
             prints += "print()" in labels
             logs += any(_LOGGER.match(label) for label in labels)
+            by_name += _NAME_LOGGER in labels
+            literal += any(_literal_logger(label) for label in labels)
+            own_errors += [
+                f"{label[len(_OWN_ERRORS) :]} ({path}:{line})"
+                for label, line in labels.items()
+                if label.startswith(_OWN_ERRORS)
+            ][:1]
     bad: list[str] = []
     checked = 0
-    long_limit, param_limit = _p90(lengths), _p90(counts)
+    long_limit, param_limit = _percentile(lengths), _percentile(counts)
+    share = f"{_PERCENTILE:.0%}"
     for s in record.symbols:
         if s.kind not in _CALLABLE or not functions:
             continue
@@ -186,22 +212,21 @@ def _structure(
         checked += 2
         if size > long_limit:
             bad.append(
-                f"`{s.name}` is {size} lines; 90% of {label}'s functions have at most {long_limit}"
+                f"`{s.name}` is {size} lines; {share} of {label}'s functions have at most {long_limit}"
             )
         if params > param_limit:
             bad.append(
-                f"`{s.name}` takes {params} parameters; 90% of {label}'s functions take at most {param_limit}"
+                f"`{s.name}` takes {params} parameters; {share} of {label}'s functions take at most {param_limit}"
             )
-        if record.language == "python":
+        if record.language == "python" and public and not s.name.startswith("_"):
             checked += 2
-            if documented / functions >= DOMINANT and not _has_docstring(shape, s):
+            if documented / public >= DOMINANT and not _has_docstring(shape, s):
                 bad.append(
-                    f"{documented / functions:.0%} of {label}'s functions have a docstring; `{s.name}` has none"
+                    f"{documented / public:.0%} of {label}'s public functions have a docstring; `{s.name}` has none"
                 )
-            has_types = ":" in s.signature.split("(", 1)[-1] or "->" in s.signature
-            if annotated / functions >= DOMINANT and not has_types:
+            if annotated / public >= DOMINANT and not _annotated(s):
                 bad.append(
-                    f"{annotated / functions:.0%} of {label}'s functions are annotated; `{s.name}` is not"
+                    f"{annotated / public:.0%} of {label}'s public functions are annotated; `{s.name}` is not"
                 )
     if record.language == "python" and sample:
         checked += 2
@@ -210,18 +235,46 @@ def _structure(
             bad.append(
                 f"bare `except:` appears in {share:.0%} of {label}'s files; the snippet has one"
             )
-        if _PRINT.search(text) and logs > prints:
+        if (
+            _PRINT.search(_MAIN.split(text, 1)[0])
+            and logs
+            and (logs >= prints or prints / len(sample) < 1 - DOMINANT)
+        ):
+            bad.append(f"{label} logs ({logs} files; {prints} print); the snippet calls print()")
+        checked += 3
+        if _RAISE_EXCEPTION.search(text) and own_errors:
             bad.append(
-                f"{label} logs ({logs} files) more than it prints ({prints}); the snippet calls print()"
+                f"{label} raises its own exception types (e.g. {own_errors[0]}); "
+                "the snippet raises a bare Exception"
+            )
+        if _LITERAL_LOGGER.search(text) and by_name and by_name >= DOMINANT * (by_name + literal):
+            bad.append(
+                f"{label} names its loggers getLogger(__name__) ({by_name} files); "
+                "the snippet names one by a literal"
+            )
+        lines = [imp.line for imp in record.imports if imp.kind == "import"]
+        if len(lines) != len(set(lines)) and grouped / len(sample) < 1 - DOMINANT:
+            bad.append(
+                f"{label} imports one module per statement ({grouped} of {len(sample)} files "
+                "group them); the snippet writes `import a, b`"
             )
     return _deviation("structure", bad, checked)
 
 
-def _p90(values: list[int]) -> int:
+def _annotated(s: Symbol) -> bool:
+    return ":" in s.signature.split("(", 1)[-1] or "->" in s.signature
+
+
+def _literal_logger(label: str) -> bool:
+    return label.startswith("logging.getLogger(") and label != _NAME_LOGGER
+
+
+def _percentile(values: list[int]) -> int:
+    """The scope's `_PERCENTILE` value: past it, a function is unusual for this code."""
     if not values:
         return 1 << 30
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return ordered[min(len(ordered) - 1, int(_PERCENTILE * len(ordered)))]
 
 
 def _has_docstring(shape: FileShape, s: Symbol) -> bool:

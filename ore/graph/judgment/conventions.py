@@ -10,9 +10,13 @@ Topics and where each comes from:
   language family (what is raised and caught, error classes; logger calls and `print`; async
   functions, awaits, threads; test framework, fixture style, test file naming).
 
-Files: the top half by PageRank (at least 20, at most 400) of the scope, test files excluded,
-except for `tests`, which looks at the test files. Shares are of symbols of the same kind
-(naming), of imports (imports) or of the files looked at (the rest).
+Files: the top half by PageRank (at least 20, at most 400) of the scope, tests, examples and
+docs left out (`index.kinds.is_context`; `include_context` keeps them), except for `tests`,
+which looks at the test files. Shares are of symbols of the same kind (naming), of imports
+(imports) or of the files looked at (the rest). What a reviewer would not call a convention is
+not listed: a pattern under `MIN_SHARE` of its cases, a first or last word of names under
+`MIN_WORD_SHARE`, `print()` as logging (logging means logging calls). An exception is named
+without the module it was reached through (`exc.NotFound` and `NotFound` are one).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
-from ..index.kinds import is_test
+from ..index.kinds import is_context, is_test
 from ..results import Convention, Pattern
 from .memo import remembered
 from .scope import need_files, select, split_words
@@ -36,10 +40,14 @@ from .shapes import family
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["TOPICS", "find_conventions", "name_style", "styles_fit"]
+__all__ = ["MIN_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
 
 TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
+MIN_SHARE = 0.05
+MIN_WORD_SHARE = 0.1
 _SHOWN = 8
+_NOT_LOGGING = frozenset({"print()"})
+_DOTTED = re.compile(r"^((?:raise|except|error classes derive from) )[\w.]*\.(\w+)$")
 _STDLIB = frozenset(sys.stdlib_module_names)
 
 #: How a JS/TS import of each kind is counted (the rest: `import ... from`).
@@ -101,15 +109,20 @@ def styles_fit(style: str, dominant: str) -> bool:
 
 
 def find_conventions(
-    g: GraphView, topic: str | None = None, *, paths: Sequence[str] = ()
+    g: GraphView,
+    topic: str | None = None,
+    *,
+    paths: Sequence[str] = (),
+    include_context: bool = False,
 ) -> list[Convention]:
-    """The conventions of one topic, or of all of them (`topic=None`)."""
+    """The conventions of one topic, or of all of them (`topic=None`), from library code
+    (tests, examples and docs too when `include_context`)."""
     if topic is not None and topic not in TOPICS:
         raise GraphError(f"unknown topic '{topic}'; use one of {', '.join(TOPICS)}")
     scope = select(g, paths)
     need_files(g, scope, "conventions")
     ranked = sorted(scope, key=lambda p: (-g.pagerank[p], p))
-    code = [p for p in ranked if not is_test(p)] or ranked
+    code = ranked if include_context else [p for p in ranked if not is_context(p)] or ranked
     top = code[: min(400, max(20, len(code) // 2))]
     tests = [p for p in ranked if is_test(p)]
     out = []
@@ -162,10 +175,15 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
                 if rx.search(path):
                     tally.add(f"test files: {label}", f"{path}:1", path)
     for path, shape in load_shapes(g, files).items():
+        seen: set[str] = set()
         for fact_topic, label, count, line in shape.facts:
-            if fact_topic == topic:
-                tally.counts[label] += count
-                tally.where.setdefault(label, f"{path}:{line}")
+            if fact_topic != topic or (topic == "logging" and label in _NOT_LOGGING):
+                continue
+            label = _DOTTED.sub(r"\1\2", label)  # `raise exc.NotFound` is `raise NotFound`
+            tally.counts[label] += count
+            tally.where.setdefault(label, f"{path}:{line}")
+            if label not in seen:
+                seen.add(label)
                 tally.files[label] += 1
     return tally
 
@@ -211,6 +229,11 @@ def _fold_one_word_names(tally: _Tally) -> None:
         tally.where.setdefault(into, tally.where[label])
 
 
+def _least_share(label: str) -> float:
+    """The share below which a pattern is noise, not a convention."""
+    return MIN_WORD_SHARE if " start with '" in label or " end with '" in label else MIN_SHARE
+
+
 def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
     patterns = []
     totals: Counter[str] = Counter()
@@ -230,6 +253,7 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
             patterns.append(Pattern(label, count, share, tally.where[label]))
             continue
         patterns.append(Pattern(label, count, round(count / denominator, 4), tally.where[label]))
+    patterns = [p for p in patterns if p.share >= _least_share(p.name)]
     patterns.sort(key=lambda p: (-p.share, -p.count, p.name))
     shown = tuple(patterns[: _SHOWN * (3 if topic == "naming" else 1)])
     if not shown:

@@ -7,6 +7,10 @@ names it defines (2) and of the modules it imports (1). A file scores
 `sum(weight * idf) / sqrt(its distinct terms)` over the terms it shares with the query, `idf =
 log(1 + files / files with the term)`; a file the snippet imports, or that imports what the
 snippet imports, gains too. A community scores the sum of its three best files.
+
+Library code owns features; tests, examples and docs show them (`index.kinds.is_context`): they
+are not candidates, and a file that imports a candidate does not lend it its terms, unless
+`include_context`, which ranks every file as an equal.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import GraphError
 from ..index.extract import extract
-from ..index.kinds import is_test
+from ..index.kinds import is_context
 from ..results import PlaceCommunity, PlaceFile, Placement
 from .scope import dominant_language, need_files, split_words
 from .shapes import snippet_shape, snippet_text
@@ -158,7 +162,12 @@ def _file_terms(g: GraphView, path: str) -> dict[str, tuple[float, str]]:
 
 
 def suggest_place(
-    g: GraphView, description: str, *, snippet: str | bytes | None = None, limit: int | None = 5
+    g: GraphView,
+    description: str,
+    *,
+    snippet: str | bytes | None = None,
+    limit: int | None = 5,
+    include_context: bool = False,
 ) -> Placement:
     """Communities and files where code described by `description` fits, best first."""
     need_files(g, g.files, "place")
@@ -175,7 +184,9 @@ def suggest_place(
         modules = {imp.module for imp in record.imports if imp.module}
     if not terms and not modules:
         raise GraphError("the description has no words to place by; say what the code does")
-    candidates = [p for p in g.files if not is_test(p)] or list(g.files)
+    candidates = list(g.files)
+    if not include_context:
+        candidates = [p for p in candidates if not is_context(p)] or candidates
     per_file = {p: _file_terms(g, p) for p in candidates}
     df: Counter[str] = Counter(t for found in per_file.values() for t in found)
     n = len(candidates)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["SHAPES_MAGIC", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
-SHAPES_MAGIC = b"ore-graph-shapes 5\n"
+SHAPES_MAGIC = b"ore-graph-shapes 6\n"
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 
 

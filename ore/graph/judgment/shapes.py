@@ -9,8 +9,9 @@ cold index pays nothing for judgment operations that are never asked for.
   are kept as stable 64-bit hashes (`line_key`), small on disk and fast to compare.
   A token spanning lines (a docstring) belongs to the line it starts on.
 - Function shapes: tree-sitter's S-expression of a function's syntax tree (node kinds and fields,
-  no text; built in C), hashed. Two functions with the same shape differ only in names, literals
-  and operators.
+  no text; built in C), hashed, with what a renamed copy changes set aside: the docstring,
+  comments, type annotations and type parameters. Two functions with the same shape differ only
+  in names, literals, operators, annotations and docstrings (the near-copy an agent writes).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "MAX_SNIPPET_BYTES",
     "FileShape",
     "Function",
+    "core_sexp",
     "family",
     "line_key",
     "line_tokens",
@@ -307,13 +309,71 @@ def functions(
         shape, nodes = "", 0
         kinds: tuple[tuple[str, int], ...] = ()
         if end > start:
-            sexp = str(node)
+            sexp = core_sexp(str(node))
             shape = hashlib.blake2b(sexp.encode(), digest_size=8).hexdigest()
             nodes = sexp.count("(")
             if profile:
                 kinds = tuple(sorted(Counter(_NODE.findall(sexp)).items()))
         out.append(Function(name, start, end, shape, nodes, kinds, _documented(node)))
     return tuple(out), bool(tree.root_node.has_error)
+
+
+_TYPE_FIELD = re.compile(r" (?:type|return_type|type_parameters): \(")
+_DOCSTRING = re.compile(r"(body: \(block) \(expression_statement \((?:string|concatenated_string) ")
+_UNWRAP = re.compile(r"\(typed_parameter ")
+_RENAME = (
+    ("typed_default_parameter", "default_parameter"),
+    ("optional_parameter", "required_parameter"),
+)
+
+
+def core_sexp(sexp: str) -> str:
+    """A function's S-expression without what a renamed copy changes: type annotations and
+    type parameters, a leading docstring, comments; `x: int` is then the parameter `x`."""
+    sexp = _cut(sexp, _TYPE_FIELD)
+    doc = _DOCSTRING.search(sexp)
+    if doc is not None:
+        sexp = sexp[: doc.end(1)] + _after_balanced(sexp, doc.end(1) + 1)
+    sexp = sexp.replace(" (comment)", "")
+    while True:  # (typed_parameter X) -> X
+        found = _UNWRAP.search(sexp)
+        if found is None:
+            break
+        end = _balanced_end(sexp, found.start())
+        sexp = sexp[: found.start()] + sexp[found.end() : end - 1] + sexp[end:]
+    for old, new in _RENAME:
+        sexp = sexp.replace(old, new)
+    return sexp
+
+
+def _cut(sexp: str, field: re.Pattern[str]) -> str:
+    """`sexp` with every `field: (...)` removed (balanced parentheses)."""
+    out, pos = [], 0
+    for found in field.finditer(sexp):
+        if found.start() < pos:
+            continue  # inside a part already cut
+        out.append(sexp[pos : found.start()])
+        pos = _balanced_end(sexp, found.end() - 1)
+    out.append(sexp[pos:])
+    return "".join(out)
+
+
+def _balanced_end(sexp: str, open_at: int) -> int:
+    """The index just past the parenthesis closing the one at `open_at`."""
+    depth = 0
+    for i in range(open_at, len(sexp)):
+        ch = sexp[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(sexp)
+
+
+def _after_balanced(sexp: str, open_at: int) -> str:
+    return sexp[_balanced_end(sexp, open_at) :]
 
 
 def _documented(node: Any) -> bool:

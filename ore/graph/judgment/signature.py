@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ...errors import GraphError
-from ..index.kinds import is_test
+from ..index.kinds import is_context
 from ..results import Cycle, FileScore, GraphStats, Hits, Signature
 from .conventions import find_conventions
 from .view import GraphView
@@ -118,7 +118,7 @@ def build_signature(
     languages = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "no source files"
     budget.add(f"{s.files} files ({languages}); {s.import_edges} import edges; {s.symbols} symbols")
     scores = g.pagerank
-    ranked = sorted((p for p in g.files if not is_test(p)), key=lambda p: (-scores[p], p))
+    ranked = sorted((p for p in g.files if not is_context(p)), key=lambda p: (-scores[p], p))
     central = []
     for path in ranked[: plan.files]:
         line = f"  {path} ({len(g.incoming[path])} dependents)"
@@ -156,12 +156,19 @@ def build_signature(
 
 
 def _public(g: GraphView, path: str) -> list[str]:
-    return [
-        s.name
-        for s in g.index.files[path].symbols
-        if s.kind in ("class", "interface", "function", "type", "enum")
-        and not s.name.startswith("_")
-    ]
+    """Public top-level names of a file, once each (overloads and redefinitions are one name);
+    a function nested in another (`wrapper`, `decorator`) is not part of the API."""
+    out: list[str] = []
+    inside = 0  # the last line of the function or method that encloses what follows
+    for s in sorted(g.index.files[path].symbols, key=lambda s: (s.line, -s.end_line)):
+        nested = s.line <= inside
+        if s.kind in ("function", "method") and not nested:
+            inside = s.end_line
+        if nested or s.kind not in ("class", "interface", "function", "type", "enum"):
+            continue
+        if not s.name.startswith("_") and s.name not in out:
+            out.append(s.name)
+    return out
 
 
 def _community(g: GraphView, files: tuple[str, ...]) -> str:
@@ -178,9 +185,11 @@ def _key_symbols(g: Overview, limit: int) -> list[str]:
             uses[name.rsplit(".", 1)[-1]] += count
     rows = []
     for f in g.top_files(40):
+        names = set(_public(g, f.path))
         for s in g.index.files[f.path].symbols:
-            public = s.kind in ("class", "function", "interface", "type") and s.name[:1] != "_"
+            public = s.kind in ("class", "function", "interface", "type") and s.name in names
             if public and uses[s.name]:
+                names.discard(s.name)  # an overloaded name once
                 rows.append((-uses[s.name], f.path, s.line, s.signature))
     rows.sort()
     return [f"  {sig}  [{path}:{line}, {-n} uses]" for n, path, line, sig in rows[:limit]]

@@ -3,21 +3,28 @@
 - `name`: the words of identifiers (`get_userById` -> get, user, by, id), filler words dropped
   and common verbs folded into one family each (get ~ fetch ~ load ~ read ...); the score is the
   Jaccard index of the two word sets.
-- `signature`: functions and methods with the same parameter shape: 0.4 for the parameter count
-  (1 when equal, shrinking with the difference), 0.4 for the Jaccard index of parameter names,
-  0.1 for the same kind, 0.1 for the same return annotation (present or not).
-- `shape`: functions whose syntax tree has the same shape (1.0), else the cosine of their node
-  kind counts times the ratio of their sizes.
+- `signature`: the parameter lists compared one parameter with another (name, annotation,
+  default), then arity, the return annotation and the kind: 0.45 for the best pairing of the
+  parameters, 0.25 for the count, 0.2 for the return, 0.1 for the kind. Two functions that only
+  take as many parameters score below the bar.
+- `shape`: functions whose syntax tree has the same shape once docstrings and annotations are
+  set aside (1.0: a renamed copy), else the cosine of their node kind counts times the ratio of
+  their sizes.
+
+Tests, examples and docs are context, not peers: unless `include_context`, every library match
+ranks above every one of them (`index.kinds.is_context`), so a test helper never outranks the
+API it imitates.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import GraphError
 from ..index.extract import extract
+from ..index.kinds import is_context
 from ..index.records import Symbol
 from ..results import SimilarMatch
 from .scope import dominant_language, need_files, select, split_words
@@ -27,7 +34,7 @@ from .shapes import Function, family, snippet_shape, snippet_text
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["MODES", "find_similar", "name_words", "parameters"]
+__all__ = ["MODES", "Parameter", "find_similar", "name_words", "parameter_list", "parameters"]
 
 MODES = ("name", "signature", "shape")
 _FILLER = frozenset(
@@ -63,8 +70,10 @@ def find_similar(
     mode: str = "name",
     language: str | None = None,
     limit: int | None = 10,
+    include_context: bool = False,
 ) -> list[SimilarMatch]:
-    """Definitions like `name` (a symbol of the tree or any identifier) or `snippet`."""
+    """Definitions like `name` (a symbol of the tree or any identifier) or `snippet`; library
+    code first unless `include_context` ranks tests, examples and docs as its equals."""
     if mode not in MODES:
         raise GraphError(f"unknown mode '{mode}'; use name, signature or shape")
     if (name is None) == (snippet is None):
@@ -76,7 +85,11 @@ def find_similar(
         found = _by_signature(g, *_anchor_signature(g, name, snippet, language))
     else:
         found = _by_shape(g, *_anchor_shape(g, name, snippet, language))
-    found.sort(key=lambda m: (-m.score, m.path, m.line, m.name))
+
+    def order(m: SimilarMatch) -> tuple[bool, float, str, int, str]:
+        return (not include_context and is_context(m.path), -m.score, m.path, m.line, m.name)
+
+    found.sort(key=order)
     return found[:limit]
 
 
@@ -117,8 +130,17 @@ def _by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     return out
 
 
-def parameters(signature: str) -> list[str]:
-    """Parameter names of a one-line signature (`self`, `cls`, `*`, `/` left out)."""
+class Parameter(NamedTuple):
+    """One parameter of a one-line signature: its name, annotation (spaces dropped) and whether
+    it has a default."""
+
+    name: str
+    annotation: str
+    default: bool
+
+
+def parameter_list(signature: str) -> list[Parameter]:
+    """The parameters of a one-line signature (`self`, `cls`, `this`, `*`, `/` left out)."""
     start = signature.find("(")
     if start < 0:
         return []
@@ -136,12 +158,84 @@ def parameters(signature: str) -> list[str]:
         else:
             current += ch
     parts.append(current)
-    names = []
+    out = []
     for part in parts:
-        found = _PARAM_NAME.search(part.split(":")[0].split("=")[0])
+        head, _eq, _default = part.partition("=")
+        name_part, _colon, annotation = head.partition(":")
+        found = _PARAM_NAME.search(name_part)
         if found and found.group() not in ("self", "cls", "this"):
-            names.append(found.group())
-    return names
+            default = bool(_eq) or "?" in name_part
+            out.append(Parameter(found.group(), "".join(annotation.split()), default))
+    return out
+
+
+def parameters(signature: str) -> list[str]:
+    """Parameter names of a one-line signature (`self`, `cls`, `*`, `/` left out)."""
+    return [p.name for p in parameter_list(signature)]
+
+
+def return_shape(signature: str) -> str:
+    """The return annotation of a one-line signature, spaces dropped ('' when none)."""
+    close = _closing_paren(signature)
+    if close < 0:
+        return ""
+    rest = signature[close + 1 :].strip()
+    if rest.startswith("->"):
+        rest = rest[2:]
+    elif rest.startswith(":"):
+        rest = rest[1:].split("=>")[0]
+    else:
+        return ""
+    return "".join(rest.split()).rstrip("{:")
+
+
+def _closing_paren(signature: str) -> int:
+    start = signature.find("(")
+    depth = 0
+    for i in range(max(start, 0), len(signature)):
+        ch = signature[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, list[str]]:
+    """How well two parameter lists pair off, in [0, 1], and the names they share: each
+    parameter meets its best partner (same name 0.6, same annotation 0.3, same default 0.1,
+    a position off costs a little), over the longer list."""
+    if not wanted and not other:
+        return 1.0, []
+    total, shared, free = 0.0, [], list(range(len(other)))
+    for i, p in enumerate(wanted):
+        best, best_j = 0.0, -1
+        for j in free:
+            q = other[j]
+            score = 0.6 * (p.name == q.name) + 0.1 * (p.default == q.default)
+            if p.annotation and p.annotation == q.annotation:
+                score += 0.3
+            score -= 0.05 * min(abs(i - j), 2)
+            if score > best:
+                best, best_j = score, j
+        if best_j >= 0 and best > 0.1:
+            free.remove(best_j)
+            total += best
+            if wanted[i].name == other[best_j].name:
+                shared.append(p.name)
+    return total / max(len(wanted), len(other)), shared
+
+
+def _returns_alike(a: str, b: str) -> float:
+    if not a and not b:
+        return 0.5
+    if a == b:
+        return 1.0
+    if a and b and set(_PARAM_NAME.findall(a)) & set(_PARAM_NAME.findall(b)):
+        return 0.5
+    return 0.0
 
 
 def _anchor_signature(
@@ -169,9 +263,8 @@ def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
 def _by_signature(
     g: GraphView, kind: str, signature: str, at: str, line: int, language: str
 ) -> list[SimilarMatch]:
-    wanted = parameters(signature)
-    names = set(wanted)
-    returns = "->" in signature or "):" in signature
+    wanted = parameter_list(signature)
+    returns = return_shape(signature)
     fam = family(language)
     out = []
     for path, record in g.index.files.items():
@@ -180,17 +273,14 @@ def _by_signature(
         for s in record.symbols:
             if s.kind not in _CALLABLE or (path == at and s.line == line):
                 continue
-            params = parameters(s.signature)
+            params = parameter_list(s.signature)
             count = 1 / (1 + abs(len(params) - len(wanted)))
-            union = names | set(params)
-            overlap = len(names & set(params)) / len(union) if union else 1.0
-            same_return = returns == ("->" in s.signature or "):" in s.signature)
-            score = 0.4 * count + 0.4 * overlap + 0.1 * (s.kind == kind) + 0.1 * same_return
+            pairing, shared = _pairing(wanted, params)
+            same_return = _returns_alike(returns, return_shape(s.signature))
+            score = 0.45 * pairing + 0.25 * count + 0.2 * same_return + 0.1 * (s.kind == kind)
             if score >= _MIN["signature"]:
                 reason = f"{len(params)} parameters" + (
-                    f", shares {', '.join(sorted(names & set(params)))}"
-                    if names & set(params)
-                    else ""
+                    f", shares {', '.join(sorted(shared))}" if shared else ""
                 )
                 out.append(
                     SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
