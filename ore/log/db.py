@@ -1,0 +1,211 @@
+"""Opening the turn log: `$ORE_HOME/log.db`, a SQLite file in WAL mode, 0600, with a busy
+timeout so that many `ore` processes write at once without "database is locked", and a schema
+version table so that a newer ORE reads an older log and an older ORE refuses a newer one.
+
+The file is untrusted input: a symlink, a FIFO, a directory, garbage or a log from a future
+ORE is one `LogError` line, and the file is never replaced or rewritten to make it fit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .._fs import os_error_words
+from ..errors import OreError
+from ..paths import ore_home
+from .schema import MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import sqlite3
+
+__all__ = ["LOG_NAME", "LogError", "connect", "log_path", "transaction"]
+
+#: The log's file name under `$ORE_HOME`.
+LOG_NAME = "log.db"
+#: Seconds a writer waits for another process's write before giving up (one line, no turn lost
+#: but this one's record).
+BUSY_SECONDS = 10.0
+
+
+class LogError(OreError):
+    """The turn log cannot be read or written: the one line says why and what to do."""
+
+
+def log_path() -> Path:
+    """Where the log is: `$ORE_HOME/log.db`."""
+    return ore_home() / LOG_NAME
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def _refuse(path: Path, what: str) -> LogError:
+    return LogError(
+        f"the turn log {path} is {what}, not ORE's log file; move it aside "
+        "(a new log then starts) or turn the log off with 'ore log off'"
+    )
+
+
+def _check_file(path: Path, *, create: bool) -> bool:
+    """Whether the log file exists as a regular file; created (0600) when missing and `create`.
+    Anything else at the path (or at its -wal and -shm companions) is refused, never followed."""
+    for companion in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            mode = os.lstat(companion).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise LogError(f"cannot read the turn log {path}: {os_error_words(exc)}") from None
+        if not stat.S_ISREG(mode):
+            raise _refuse(companion, _kind(mode))
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            return False
+        return _create(path)
+    except OSError as exc:
+        raise LogError(f"cannot read the turn log {path}: {os_error_words(exc)}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse(path, _kind(st.st_mode))
+    if st.st_mode & 0o077 and st.st_uid == os.getuid():
+        # The log holds what turns sent (tool output too): never readable by others.
+        with suppress(OSError):
+            os.chmod(path, 0o600)
+    return True
+
+
+def _create(path: Path) -> bool:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # O_EXCL never follows a symlink: one planted meanwhile fails here, it is not written.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        return _check_file(path, create=False)
+    except OSError as exc:
+        raise LogError(
+            f"cannot create the turn log {path}: {os_error_words(exc)}; "
+            "free space or fix permissions, or turn the log off with 'ore log off'"
+        ) from None
+    return True
+
+
+def connect(path: Path | None = None, *, create: bool = True) -> sqlite3.Connection | None:
+    """An open connection to the log at `path` (default `log_path()`), its schema current;
+    None when there is no log and `create` is false.
+
+    :raises LogError: the path holds something else than a log, the file is not SQLite or is
+        corrupt, it was written by a newer ORE, or it cannot be opened or written.
+    """
+    import sqlite3
+
+    path = log_path() if path is None else path
+    if not _check_file(path, create=create):
+        return None
+    try:
+        db = sqlite3.connect(
+            str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise failure(path, exc) from None
+    try:
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
+        db.execute("PRAGMA secure_delete=ON")  # rm and prune overwrite what they delete
+        _migrate(db, path)
+    except LogError:
+        db.close()
+        raise
+    except sqlite3.Error as exc:
+        db.close()
+        raise failure(path, exc) from None
+    return db
+
+
+def failure(path: Path, exc: BaseException) -> LogError:
+    """The one line for a SQLite or OS error on the log at `path`."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return LogError(
+            f"the turn log {path} stayed locked by another ore for {BUSY_SECONDS:.0f} s; "
+            "this turn is not logged"
+        )
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return LogError(
+            f"the turn log {path} is not a readable SQLite database ({text}); "
+            "move it aside (a new log then starts)"
+        )
+    if "full" in text or "disk I/O" in text:
+        return LogError(f"cannot write the turn log {path}: {text}; free some space")
+    return LogError(f"cannot use the turn log {path}: {os_error_words(exc)}")
+
+
+def _version(db: sqlite3.Connection, path: Path) -> int:
+    """The schema version the file holds: 0 for an empty file."""
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    if not names:
+        return 0
+    if "schema_version" not in names:
+        raise LogError(
+            f"{path} is a SQLite database but not ORE's turn log (no schema_version table); "
+            "move it aside (a new log then starts)"
+        )
+    row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+    if row is None or not isinstance(row[0], int):
+        raise LogError(f"the turn log {path} has no valid schema version; move it aside")
+    return int(row[0])
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema to `SCHEMA_VERSION`, one migration at a time, each in the transaction
+    that records it (so two processes opening a new log at once create it once)."""
+    version = _version(db, path)
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise _newer(path, version)
+    with transaction(db):
+        version = _version(db, path)  # another process may have migrated meanwhile
+        if version > SCHEMA_VERSION:
+            raise _newer(path, version)
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[target]:
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version(version) VALUES (?)", (target,))
+
+
+def _newer(path: Path, version: int) -> LogError:
+    return LogError(
+        f"the turn log {path} was written by a newer ORE (schema version {version}; this ORE "
+        f"reads up to {SCHEMA_VERSION}); upgrade ORE, or turn the log off with 'ore log off'"
+    )
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT: the write lock is taken first (waiting up to the busy
+    timeout), so two writers never deadlock upgrading a read lock; rolled back on error."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

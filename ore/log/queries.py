@@ -1,0 +1,243 @@
+"""Reading and pruning the turn log: listings newest first, one turn by id (or -1 for the
+latest), full-text search, usage per model per day, removal that really deletes, export.
+
+Every function opens the log, does its one job and closes it; a missing log reads as empty."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .db import LogError, connect, failure, log_path, transaction
+from .records import COLUMNS, LoggedTurn
+
+if TYPE_CHECKING:
+
+    from ..artifacts import ExecutionArtifact
+    from ..types import Session
+
+__all__ = [
+    "Usage",
+    "export",
+    "find",
+    "latest",
+    "list_turns",
+    "load_artifact",
+    "prune",
+    "remove",
+    "search",
+    "seed_session",
+    "usage",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Turns and tokens of one model on one day (local time)."""
+
+    day: str
+    model: str
+    turns: int
+    tokens_in: int
+    tokens_out: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+def _rows(path: Path | None, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    import sqlite3
+
+    where = log_path() if path is None else path
+    db = connect(where, create=False)
+    if db is None:
+        return []
+    try:
+        return db.execute(sql, params).fetchall()
+    except sqlite3.Error as exc:
+        raise failure(where, exc) from None
+    finally:
+        db.close()
+
+
+def list_turns(
+    n: int = 20,
+    *,
+    model: str | None = None,
+    since: float | None = None,
+    session: str | None = None,
+    path: Path | None = None,
+) -> list[LoggedTurn]:
+    """The last `n` logged turns, newest first, of `model`, since `since`, in `session`."""
+    where, params = _filters(model=model, since=since, session=session)
+    sql = f"SELECT {COLUMNS} FROM turns{where} ORDER BY id DESC LIMIT ?"
+    return [LoggedTurn.of(r) for r in _rows(path, sql, (*params, n))]
+
+
+def _filters(**given: Any) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    for name, value in given.items():
+        if value is None:
+            continue
+        clauses.append("time >= ?" if name == "since" else f"{name} = ?")
+        params.append(value)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _by_ref(ref: int) -> tuple[str, tuple[int, ...]]:
+    """SQL tail picking turn `ref`: an id, or -N for the Nth newest."""
+    if ref < 0:
+        return " ORDER BY id DESC LIMIT 1 OFFSET ?", (-ref - 1,)
+    return " WHERE id = ?", (ref,)
+
+
+def _missing(ref: int) -> LogError:
+    if ref < 0:
+        return LogError(
+            "the turn log holds no such turn: it is empty or shorter; 'ore log list' shows it"
+        )
+    return LogError(f"the turn log holds no turn {ref}; 'ore log list' shows the ids")
+
+
+def find(ref: int, *, path: Path | None = None) -> tuple[LoggedTurn, str]:
+    """Turn `ref` (an id, or -1 for the latest, -2 the one before, ...) and its artifact JSON.
+
+    :raises LogError: no such turn.
+    """
+    tail, params = _by_ref(ref)
+    rows = _rows(path, f"SELECT {COLUMNS}, artifact FROM turns{tail}", params)
+    if not rows:
+        raise _missing(ref)
+    *columns, document = rows[0]
+    return LoggedTurn.of(tuple(columns)), str(document)
+
+
+def load_artifact(ref: int, *, path: Path | None = None) -> ExecutionArtifact:
+    """Turn `ref`'s artifact, read as untrusted data (the file may have been edited)."""
+    from ..artifacts import parse_artifact
+
+    turn, document = find(ref, path=path)
+    return parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
+
+
+def latest(*, path: Path | None = None) -> tuple[LoggedTurn, str] | None:
+    """The newest logged turn and its artifact JSON; None for an empty or missing log."""
+    rows = _rows(path, f"SELECT {COLUMNS}, artifact FROM turns ORDER BY id DESC LIMIT 1")
+    if not rows:
+        return None
+    *columns, document = rows[0]
+    return LoggedTurn.of(tuple(columns)), str(document)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> str | None:
+    """`text` as an FTS5 query every word of which must match (each word quoted, so FTS5's own
+    syntax in the text is plain text); None when it has no word."""
+    words = _WORD.findall(text)
+    return " ".join(f'"{w}"' for w in words) if words else None
+
+
+def search(text: str, n: int = 20, *, path: Path | None = None) -> list[LoggedTurn]:
+    """Turns whose prompt or answer holds every word of `text`, best match first (FTS5's
+    bm25 rank), newest first among equals."""
+    query = fts_query(text)
+    if query is None:
+        return []
+    cols = ", ".join(f"t.{c.strip()}" for c in COLUMNS.split(","))
+    sql = (
+        f"SELECT {cols} FROM turns_text JOIN turns AS t ON t.id = turns_text.rowid "
+        "WHERE turns_text MATCH ? ORDER BY turns_text.rank, t.id DESC LIMIT ?"
+    )
+    return [LoggedTurn.of(r) for r in _rows(path, sql, (query, n))]
+
+
+def usage(*, since: float | None = None, path: Path | None = None) -> list[Usage]:
+    """Turns and tokens per model per day (local time), the newest day first."""
+    where, params = _filters(since=since)
+    sql = (
+        "SELECT date(time, 'unixepoch', 'localtime') AS day, model, count(*), "
+        f"coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0) FROM turns{where} "
+        "GROUP BY day, model ORDER BY day DESC, model"
+    )
+    return [Usage(*r) for r in _rows(path, sql, params)]
+
+
+def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum: bool) -> int:
+    """Delete the turns `where_sql` picks, their text index entries too, so that nothing of them
+    stays readable in the file: secure_delete zeroes freed pages, the text index is merged
+    (dropping the deleted entries), and the WAL is checkpointed and truncated; `vacuum` also
+    rewrites the whole file."""
+    import sqlite3
+
+    where = log_path() if path is None else path
+    db = connect(where, create=False)
+    if db is None:
+        return 0
+    try:
+        with transaction(db):
+            ids = [r[0] for r in db.execute(f"SELECT id FROM turns WHERE {where_sql}", params)]
+            db.executemany("DELETE FROM turns_text WHERE rowid = ?", [(i,) for i in ids])
+            db.executemany("DELETE FROM turns WHERE id = ?", [(i,) for i in ids])
+            if ids:
+                db.execute("INSERT INTO turns_text(turns_text) VALUES ('optimize')")
+        if ids and vacuum:
+            db.execute("VACUUM")
+        if ids:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(ids)
+    except sqlite3.Error as exc:
+        raise failure(where, exc) from None
+    finally:
+        db.close()
+
+
+def remove(refs: Sequence[int], *, path: Path | None = None) -> list[int]:
+    """Delete turns by id (or -N); the ids deleted. `LogError` for one not in the log (nothing
+    is deleted then)."""
+    ids = [find(ref, path=path)[0].id for ref in refs]
+    marks = ", ".join("?" for _ in ids)
+    _delete(f"id IN ({marks})", ids, path, vacuum=False)
+    return ids
+
+
+def prune(before: float, *, path: Path | None = None) -> int:
+    """Delete every turn logged before `before` (Unix seconds) and rewrite the file (VACUUM);
+    how many were deleted."""
+    return _delete("time < ?", (before,), path, vacuum=True)
+
+
+def export(*, path: Path | None = None, batch: int = 500) -> Iterator[str]:
+    """Every logged artifact's JSON, oldest first, one string each (JSON Lines)."""
+    last = 0
+    while True:
+        rows = _rows(
+            path, "SELECT id, artifact FROM turns WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+        )
+        if not rows:
+            return
+        for _number, document in rows:
+            yield str(document)
+        last = int(rows[-1][0])
+
+
+def seed_session(artifact: ExecutionArtifact) -> Session:
+    """The conversation a logged one-shot turn was: what it sent before the prompt (a REPL's
+    history), the prompt and the answer, without the system message and the turn's context
+    blocks, as a session to go on from (`--continue`)."""
+    from ..types import Message, Session
+
+    sent = artifact.messages or ()
+    history = tuple(m for m in sent[:-1] if m.role != "system")
+    answer = artifact.output
+    return Session(
+        messages=(
+            *history,
+            Message(role="user", content=artifact.prompt),
+            Message(role="assistant", content=answer.content, timestamp=answer.timestamp),
+        )
+    )
