@@ -16,6 +16,7 @@
     ├── RouteError            the router could not do what was asked
     ├── SkillError            a skill is unknown, malformed, or asked for something outside itself
     ├── ArtifactError         an execution artifact is unreadable or invalid
+    ├── ConfigError           the config file ($ORE_HOME/config.toml) is unreadable or malformed
     └── GraphError            a codebase graph query could not be answered
 
 `message` is the single line the CLI prints (after "Error: "); it says what went wrong and what to
@@ -28,6 +29,7 @@ from typing import ClassVar
 
 __all__ = [
     "ArtifactError",
+    "ConfigError",
     "ContextTooLong",
     "DataError",
     "GateRejected",
@@ -148,3 +150,13 @@ class ArtifactError(OreError):
 
 class GraphError(OreError):
     """Raised when a codebase graph query cannot be answered (missing root, unknown file ...)."""
+
+
+class ConfigError(OreError):
+    """Raised when the config file cannot be read or written, or holds a malformed value; the
+    message names the file and, where known, the line."""
+
+    def __init__(self, message: str, *, path: object = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = None if path is None else str(path)
+        self.line = line

@@ -1,0 +1,344 @@
+"""The user's own defaults: `$ORE_HOME/config.toml`, read and written in this one place.
+
+Why a module of its own: the file is untrusted input like any other on disk (a FIFO, a huge
+file, a typo), so it is read once, checked once, and every value reaches the rest of ORE as a
+typed `Config`. It is only ever read from ORE's home, never from the working folder: a
+repository cannot choose the model, the address or where a key goes. It names the environment
+variable that holds a key (`api_key_env`), never a key.
+
+Which value wins (flag > environment > file > built-in) is decided by `ore.settings`; this
+module only says what the file holds. Imports only the standard library and ORE's leaves, and
+`tomllib` only when there is a file to read, so a command that needs no config pays nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ._fs import NotRegularFile, atomic_write, exclusive_lock, os_error_words, read_regular
+from .errors import ConfigError
+from .paths import ore_home
+
+__all__ = [
+    "CONFIG_KEYS",
+    "Config",
+    "config_path",
+    "load_config",
+    "set_config_value",
+]
+
+#: The most a config file may hold: a few lines of settings, never megabytes.
+MAX_CONFIG_BYTES = 256 * 1024
+
+#: Every top-level key, with what it holds (for messages and `ore config show`).
+CONFIG_KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "model": "the default model (a name or an alias)",
+        "backend": "ollama, openai or deepseek",
+        "base_url": "the model server's address",
+        "keep_alive": "how long the server keeps the model loaded (e.g. 5m)",
+        "system": "the system prompt ('' for none)",
+        "api_key_env": "the NAME of the environment variable holding the key",
+        "log": "whether turns are logged (true or false)",
+        "options": "a table of default -o options (temperature = 0.2 ...)",
+        "aliases": 'a table of model aliases (fast = "llama3.2:1b" ...)',
+    }
+)
+_STRINGS = ("model", "backend", "base_url", "keep_alive", "system", "api_key_env")
+_TABLES = ("options", "aliases")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """What the config file says; None (or empty) where it says nothing.
+
+    :param options: default turn controls, as `-o KEY=VALUE` would give them (checked where
+        the turn's controls are checked, like any `-o`).
+    :param aliases: model names by alias (`fast` -> `llama3.2:1b`).
+    :param api_key_env: the name of the environment variable holding the key for the
+        configured address, never a key.
+    :param log: whether turns are logged (the turn log reads it).
+    :param source: the file these values came from; None when there was none (or it was
+        ignored with `--no-config`).
+    """
+
+    model: str | None = None
+    backend: str | None = None
+    base_url: str | None = None
+    options: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    keep_alive: str | None = None
+    system: str | None = None
+    aliases: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    api_key_env: str | None = None
+    log: bool = True
+    source: Path | None = None
+
+    def resolve_alias(self, name: str | None) -> str | None:
+        """`name` with an alias replaced by its model (one step: an alias never names another)."""
+        if name is None:
+            return None
+        return self.aliases.get(name, name)
+
+
+def config_path() -> Path:
+    """Where the config file is: `$ORE_HOME/config.toml`. Nothing is read or created."""
+    return ore_home() / "config.toml"
+
+
+def load_config(*, ignore: bool = False) -> Config:
+    """The config file's values; defaults when there is no file, or `ignore` (`--no-config`).
+
+    :raises ConfigError: the file cannot be read, is not TOML, or holds a value of the wrong
+        kind; the message names the file and, where it can, the line.
+    """
+    if ignore:
+        return Config()
+    path = config_path()
+    text = _read_text(path)
+    if text is None:
+        return Config()
+    return _parse(path, text, _toml(path, text))
+
+
+def set_config_value(key: str, value: str) -> Path:
+    """Set `key` (`model`, `log`, `options.temperature`, `aliases.fast` ...) to `value` in the
+    config file, keeping every other key; an empty `value` removes the key. The file is
+    written atomically, private (0600), under a lock so two writers never lose each other's
+    change. Comments in the file are not kept (the file is rewritten from its values).
+
+    :returns: the file's path.
+    :raises ConfigError: an unknown key, a value of the wrong kind, or the file cannot be read
+        or written.
+    """
+    path = config_path()
+    head, _, sub = key.partition(".")
+    if head not in CONFIG_KEYS:
+        raise ConfigError(
+            f"unknown config key '{key}'; known keys: {', '.join(CONFIG_KEYS)}", path=path
+        )
+    if head in _TABLES and not sub:
+        raise ConfigError(f"'{head}' is a table: set one entry with '{head}.NAME VALUE'", path=path)
+    if head not in _TABLES and sub:
+        raise ConfigError(f"'{head}' has no entries: set it with '{head} VALUE'", path=path)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with exclusive_lock(path.with_name(path.name + ".lock")):
+            text = _read_text(path)
+            data = _toml(path, text) if text is not None else {}
+            _parse(path, text or "", data)  # refuse to build on a broken file
+            _assign(data, head, sub, value, path)
+            blob = _dumps(data, path)
+            _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
+            atomic_write(path, blob.encode("utf-8"), mode=0o600)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the config file {path} ({os_error_words(exc)}); "
+            f"check that {path.parent} is a writable directory",
+            path=path,
+        ) from exc
+    return path
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def _read_text(path: Path) -> str | None:
+    """The file's text, or None when there is no file. A FIFO or device is refused, never
+    waited on; a symlink is followed (dotfiles managers link config files)."""
+    try:
+        data = read_regular(path, limit=MAX_CONFIG_BYTES, follow_symlinks=True)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile as exc:
+        raise ConfigError(
+            f"the config file {path} {os_error_words(exc)}; make it a file or remove it", path=path
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"the config file {path} cannot be read ({os_error_words(exc)}); "
+            "fix its permissions, or run with --no-config",
+            path=path,
+        ) from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise _broken(path, None, f"it is larger than {MAX_CONFIG_BYTES >> 10} KiB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _broken(path, line, "it is not UTF-8 text") from exc
+
+
+def _toml(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib says "Invalid value (at line 3, column 9)": the line is in its words.
+        found = re.search(r"at line (\d+)", str(exc))
+        words = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
+        raise _broken(path, int(found.group(1)) if found else None, words) from exc
+    except RecursionError as exc:  # arrays nested thousands deep
+        raise _broken(path, None, "it is nested too deeply") from exc
+
+
+def _parse(path: Path, text: str, data: dict[str, Any]) -> Config:
+    """`data` checked key by key into a `Config`."""
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in CONFIG_KEYS:
+            raise _broken(
+                path, _line_of(text, key), f"unknown key '{key}' (known: {', '.join(CONFIG_KEYS)})"
+            )
+        if key in _STRINGS:
+            if not isinstance(value, str):
+                raise _broken(path, _line_of(text, key), f"'{key}' must be a string")
+            if key == "api_key_env" and not _ENV_NAME.match(value):
+                raise _broken(
+                    path,
+                    _line_of(text, key),
+                    "'api_key_env' must be the NAME of an environment variable "
+                    "(e.g. DEEPSEEK_API_KEY), never a key",
+                )
+            values[key] = value
+        elif key == "log":
+            if not isinstance(value, bool):
+                raise _broken(path, _line_of(text, key), "'log' must be true or false")
+            values[key] = value
+        else:
+            values[key] = _table(path, text, key, value)
+    return Config(**values, source=path)
+
+
+def _table(path: Path, text: str, key: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise _broken(path, _line_of(text, key), f"'{key}' must be a table ([{key}])")
+    for name, item in value.items():
+        if key == "aliases" and not isinstance(item, str):
+            raise _broken(path, _line_of(text, name), f"alias '{name}' must name a model")
+        if key == "options" and not _scalar_or_list(item):
+            raise _broken(
+                path, _line_of(text, name), f"option '{name}' must be a number, string or bool"
+            )
+    return MappingProxyType(dict(value))
+
+
+def _scalar_or_list(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(isinstance(v, (str, int, float, bool)) for v in value)
+    return isinstance(value, (str, int, float, bool))
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """The line where `key` is set or opened as a table, for the message; None if not found."""
+    pattern = re.compile(
+        rf"^[ \t]*(?:\[[ \t]*)?[\"']?{re.escape(key)}[\"']?\s*(?:=|\])", re.MULTILINE
+    )
+    found = pattern.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def _broken(path: Path, line: int | None, why: str) -> ConfigError:
+    where = f"{path}, line {line}" if line else str(path)
+    return ConfigError(
+        f"config file {where}: {why}; fix it (ore config edit) or run with --no-config",
+        path=path,
+        line=line,
+    )
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -> None:
+    """Put `value` (as typed on a command line) at `head[.sub]` of `data`; '' removes it."""
+    if head in _TABLES:
+        table = data.setdefault(head, {})
+        if value == "":
+            table.pop(sub, None)
+            if not table:
+                data.pop(head)
+            return
+        table[sub] = value if head == "aliases" else _option_value(value)
+        return
+    if value == "":
+        data.pop(head, None)
+    elif head == "api_key_env" and not _ENV_NAME.match(value):
+        raise ConfigError(
+            "'api_key_env' takes the NAME of an environment variable (e.g. DEEPSEEK_API_KEY), "
+            "never a key: put the key in that variable",
+            path=path,
+        )
+    elif head == "log":
+        lowered = value.strip().lower()
+        if lowered not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            raise ConfigError(f"'log' must be true or false, not '{value}'", path=path)
+        data[head] = lowered in ("true", "yes", "on", "1")
+    else:
+        data[head] = value
+
+
+def _option_value(value: str) -> Any:
+    """A `-o` style value: a number or bool when it reads as one, else the text."""
+    import tomllib
+
+    try:
+        parsed = tomllib.loads(f"v = {value}")["v"]
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return value
+    return parsed if _scalar_or_list(parsed) else value
+
+
+def _dumps(data: Mapping[str, Any], path: Path) -> str:
+    """`data` as TOML: plain keys first, then each table. Only what a Config holds is
+    written (strings, numbers, bools, flat lists, two tables), so a small writer does."""
+    lines = [f"{_key(k)} = {_value(v, path)}" for k, v in data.items() if not isinstance(v, dict)]
+    for name, table in data.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{_key(name)}]"]
+            lines += [f"{_key(k)} = {_value(v, path)}" for k, v in table.items()]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _string(key)
+
+
+def _value(value: Any, path: Path) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v, path) for v in value) + "]"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ConfigError(
+                "the value is not valid text (undecodable bytes); type it again", path=path
+            ) from exc
+        return _string(value)
+    raise ConfigError(f"a {type(value).__name__} cannot be written to {path}", path=path)
+
+
+def _string(text: str) -> str:
+    # JSON's escapes (\" \\ \n \uXXXX for control characters) are TOML's basic-string escapes;
+    # DEL is a control character to TOML but not to JSON.
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
