@@ -33,7 +33,8 @@ __all__ = ["Options", "cli", "main"]
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
     "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
-    "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec). "
+    "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec), "
+    "'ore log --help' (every turn kept: list, show, search, usage, rm, prune, on, off). "
     "Exit codes: 0 ok, 1 error, 2 usage.",
 )
 @click.argument("prompt", required=False)
@@ -58,10 +59,13 @@ __all__ = ["Options", "cli", "main"]
 @click.option("--resume-session", metavar="NAME", help="Continue session NAME, saving every turn.")
 @click.option(
     "--continue",
+    "-C",
     "continue_session",
     is_flag=True,
-    help="Continue the session written last, as --resume-session would.",
+    help="Go on from the latest logged turn: its session, or a new one made from it "
+    "(log off: the session written last).",
 )
+@click.option("--no-log", is_flag=True, help="Keep this turn out of the turn log (ore log).")
 @click.option(
     "--history",
     type=click.IntRange(min=0),
@@ -224,13 +228,13 @@ def cli(**kwargs: Any) -> None:
       ore --continue "and then?"   # the session written last
       ore --resume-session work --history 2 "q"   # send only its last 2 turns
     """
-    o = Options(**{name: kwargs[name] for name in Options._fields})
+    o = Options(**{name: kwargs[name] for name in Options._fields if name in kwargs})
     check_conflicts(o)
     with reported():
         if o.continue_session:
-            from ..turn import latest_session
+            from .log import continued
 
-            o = o._replace(resume_session=latest_session())
+            o = continued(o)
         if o.list_sessions:
             from .listings import list_sessions
 
@@ -291,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 #: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.
-SUBCOMMANDS = ("graph", "session", "schema", "skill")
+SUBCOMMANDS = ("graph", "session", "schema", "skill", "log")
 
 
 def _dispatch(args: list[str]) -> int:

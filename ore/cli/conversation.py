@@ -20,22 +20,18 @@ __all__ = ["repl"]
 def repl(o: Options) -> int:
     """Run the REPL until its input ends or /exit; the exit code of the turn that ended it."""
     from ..paths import ore_home
-    from ..turn import Conversation, TurnRequest, choose_model, close, connect, open_conversation
+    from ..turn import Conversation, TurnRequest, choose_model, close, connect
     from ..types import Session
     from .repl import read_lines, run_repl
     from .slash import Chat, run_command
-    from .turns import run_and_show
+    from .turns import conversation_of, run_and_show
 
     plan = context_of(o)
     server = server_of(o)
     controls = controls_of(o, server)  # the same for every turn
     backend = connect(server)
-    conversation: Conversation | None = None
-    if o.session_name is not None:
-        conversation = open_conversation(
-            resume=o.resume_session, save=o.save_session, history=o.history
-        )
-    elif not o.interactive:
+    conversation = conversation_of(o)
+    if conversation is None and not o.interactive:
         conversation = Conversation(Session(), history=o.history)
     chat = Chat(choose_model(o.model, backend), system_of(o.system), conversation)
 

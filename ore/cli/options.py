@@ -7,12 +7,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
 from .. import model_options as _model_options
 from ..errors import OptionError, ToolArgError, ToolError
+
+if TYPE_CHECKING:
+    from ..types import Session
 
 __all__ = [
     "MODEL_OPTIONS",
@@ -86,6 +89,9 @@ class Options(NamedTuple):
     usage: bool
     extract: bool
     extract_last: bool
+    no_log: bool = False
+    #: `--continue` from a logged one-shot turn: that turn as the session to go on from.
+    seed: Session | None = None
 
     @property
     def session_name(self) -> str | None:

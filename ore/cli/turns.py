@@ -17,10 +17,10 @@ from .request import context_of, controls_of, prompt_and_piped, server_of, syste
 
 if TYPE_CHECKING:
     from ..backends import Backend
-    from ..turn import TurnRequest, TurnResult
+    from ..turn import Conversation, TurnRequest, TurnResult
     from ..turn_types import RoutingDecision, TurnOptions
 
-__all__ = ["artifact_turn", "run_and_show", "show_routing", "single_turn"]
+__all__ = ["artifact_turn", "conversation_of", "run_and_show", "show_routing", "single_turn"]
 
 
 def show_routing(decision: RoutingDecision) -> None:
@@ -38,14 +38,20 @@ def run_and_show(
     from dataclasses import replace
 
     from ..turn import run_turn
+    from .log import keep_turn, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
 
+    logged = logging_enabled(o.no_log)  # the log keeps the artifact: build it ("-": not written)
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
     try:
         result = run_turn(
-            replace(request, stream=display.stream),
+            replace(
+                request,
+                stream=display.stream,
+                artifact_out=request.artifact_out or ("-" if logged else None),
+            ),
             backend=backend,
             on_token=sink.token,
             on_thinking=sink.thinking,
@@ -54,6 +60,8 @@ def run_and_show(
         )
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
+    if logged:
+        keep_turn(result)
     after_call(result, display, sink)
     asked, saved = request.conversation, result.conversation
     if asked is not None and saved is not None and saved.name != asked.name:
@@ -69,6 +77,22 @@ def run_and_show(
     return result
 
 
+def conversation_of(o: Options, *, create: bool = True) -> Conversation | None:
+    """The conversation the session flags name (None without one). `--continue` from a logged
+    one-shot turn goes on from that turn in a new session, written when this turn completes."""
+    if o.seed is not None:
+        from ..turn import Conversation
+
+        return Conversation(o.seed, o.save_session, 0, o.history)
+    if o.session_name is None:
+        return None
+    from ..turn import open_conversation
+
+    return open_conversation(
+        resume=o.resume_session, save=o.save_session, history=o.history, create=create
+    )
+
+
 def single_turn(o: Options) -> None:
     """One turn from the prompt argument and/or piped stdin; saved when a session is named."""
     from ..turn import TurnRequest, preview
@@ -79,13 +103,7 @@ def single_turn(o: Options) -> None:
     plan = context_of(o)  # before the session: a refused tool leaves no new session file
     server = server_of(o)
     controls = controls_of(o, server)
-    conversation = None
-    if o.session_name is not None:
-        from ..turn import open_conversation
-
-        conversation = open_conversation(
-            resume=o.resume_session, save=o.save_session, history=o.history, create=not o.dry_run
-        )
+    conversation = conversation_of(o, create=not o.dry_run)
     request = TurnRequest.of(
         prompt,
         model=o.model,
@@ -114,13 +132,13 @@ def artifact_turn(o: Options) -> None:
     artifact's record fills in what flags and environment leave unset, and no credential is
     ever sent to an address that came from the artifact alone.
     """
-    from ..artifacts import read_artifact
     from ..turn import preview, recorded_controls, replay_request
+    from ..turn.replay import read_parent
 
     prompt = prompt_and_piped(o)[0] if o.stdin_prompt else o.prompt
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
-    parent = read_artifact(o.artifact_in or "-")
+    parent = read_parent(o.artifact_in or "-")
     if prompt is None and parent.messages is not None and o.system is not None:
         raise click.UsageError(
             f"--system cannot be used to replay an {parent.version} artifact: "

@@ -13,7 +13,39 @@ if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
     from ..turn_types import TurnOptions
 
-__all__ = ["recorded_controls", "recorded_turn_options", "replay_request"]
+__all__ = [
+    "LOG_SOURCE",
+    "read_parent",
+    "recorded_controls",
+    "recorded_turn_options",
+    "replay_request",
+]
+
+#: `--artifact-in log:ID` (`log:-1`: the latest) reads a logged turn's artifact from the log.
+LOG_SOURCE = "log:"
+
+
+def read_parent(source: str) -> ExecutionArtifact:
+    """The artifact a replay or chain starts from: a file, stdin ("-"), or a logged turn
+    (`log:ID`, `log:-1` for the latest; a file of that name is `./log:ID`). Read as untrusted
+    data either way: a bad one is one `ArtifactError` or `LogError` line, before any call."""
+    if source.startswith(LOG_SOURCE):
+        from ..errors import ArtifactError
+        from ..log import load_artifact
+
+        ref = source[len(LOG_SOURCE) :].strip()
+        try:
+            number = int(ref)
+        except ValueError:
+            number = 0
+        if number == 0:
+            raise ArtifactError(
+                f"--artifact-in {source}: give a logged turn's id ('ore log list'), or log:-1"
+            )
+        return load_artifact(number)
+    from ..artifacts import read_artifact
+
+    return read_artifact(source)
 
 
 def recorded_controls(parent: ExecutionArtifact, prompt: str | None = None) -> Mapping[str, Any]:
