@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 #: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.
-SUBCOMMANDS = ("graph", "session", "schema", "skill", "log")
+SUBCOMMANDS = ("graph", "mcp", "session", "schema", "skill", "log")
 
 
 def _dispatch(args: list[str]) -> int:

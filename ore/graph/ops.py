@@ -1,6 +1,11 @@
 """The codebase queries as one table (name, the arguments each takes, how it runs), and
 `run_query`, which answers one of them as prompt-sized text.
 
+Each op also carries what the other two readers need: `data`, the structured answer, equal to
+`ore graph NAME --json` for the same arguments (the CLI's defaults); `about`, what it answers,
+written for a model deciding whether to call it; `required`; and `tool`, its name as an MCP tool
+(`ore.mcp` derives every tool, input schema and description from this table; "" is no tool).
+
 `run_query(root, "top-files", {"limit": "10"})` answers in a few KB at most, in the spirit of the
 Ori body's codebase signature (`op="overview"`, the signature: top files, module communities, key
 symbols) and its judgment operations (`duplicates`, `similar`, `conventions`, `consistent`,
@@ -14,17 +19,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GraphError
 
 if TYPE_CHECKING:
     from .graph import CodeGraph
 
-__all__ = ["ARG_KINDS", "MAX_CHARS", "OPS", "SNIPPET_ARG", "TOOL_MAX_TOKENS", "Op", "run_query"]
+__all__ = [
+    "ARG_ABOUT",
+    "ARG_CHOICES",
+    "ARG_KINDS",
+    "ARG_MIN",
+    "MAX_CHARS",
+    "OPS",
+    "SNIPPET_ARG",
+    "TOOL_MAX_TOKENS",
+    "Op",
+    "run_query",
+]
 
 MAX_CHARS = 4000
 _Run = Callable[["CodeGraph", Mapping[str, str]], str]
+_Data = Callable[["CodeGraph", Mapping[str, str]], Any]
 
 #: Every argument a query can take, by kind: `path` (a file, which a caller confines to the
 #: root), `paths` (files or folders separated by commas, each confined alike), `word` (a name,
@@ -57,6 +74,46 @@ ARG_KINDS: Mapping[str, str] = {
     "max_tokens": "number",
     "exclude_tests": "flag",
 }
+#: What each argument means, for a model filling it in (an MCP tool's input schema).
+ARG_ABOUT: Mapping[str, str] = {
+    "file": "A file of the tree: its path from the root, or a unique end of it (models.py).",
+    "from": "The file the dependency path starts from (path from the root).",
+    "to": "The file the dependency path ends at (path from the root).",
+    "a": "The file the dependency path starts from (same as 'from').",
+    "b": "The file the dependency path ends at (same as 'to').",
+    "name": "An identifier: a function, class, method or variable name.",
+    "query": "The text to find (case-insensitive unless it holds a capital).",
+    "line": "A line number (1-based).",
+    "lines": "Line numbers (1-based).",
+    "limit": "At most this many results.",
+    "depth": "Follow dependency edges this many hops (transitive).",
+    "window": "Lines of context on each side.",
+    "snippet": "Code (or a unified diff, standing for the code it adds) to compare with the tree.",
+    "description": "What the new code does, in words.",
+    "paths": "Only files under these paths (files or folders, from the root).",
+    "mode": "Compare identifier words (name), parameter shape (signature) or syntax tree (shape).",
+    "topic": "One topic of conventions; none gives a short summary of every topic.",
+    "criteria": "What to check the snippet against.",
+    "level": "How much to say: token budgets 300, 1000, 2000, 4000.",
+    "sort": "Order: PageRank, size (largest first) or path.",
+    "language": "A language (of the snippet, or of the files to list).",
+    "min_lines": "Clones spanning at least this many lines.",
+    "min_tokens": "Clones of at least this many tokens.",
+    "max_tokens": "Never more than this many tokens.",
+    "exclude_tests": "Leave out test files and generated code.",
+}
+#: The values a `word` argument takes, when it is a choice (`ore graph`'s click choices, held
+#: equal by tests/mcp/test_mcp_table.py).
+ARG_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "mode": ("name", "signature", "shape"),
+    "topic": ("errors", "logging", "imports", "naming", "async", "tests"),
+    "criteria": ("all", "naming", "structure", "imports"),
+    "level": ("lean", "standard", "deep", "max"),
+    "sort": ("rank", "size", "path"),
+    "language": ("python", "javascript", "typescript", "tsx", "go", "rust"),
+}
+#: The least a `number` argument may be (1 when not listed).
+ARG_MIN: Mapping[str, int] = {"window": 0, "min_lines": 2}
 #: The argument text piped to ORE fills, for the ops that compare a snippet.
 SNIPPET_ARG = "snippet"
 #: The signature's budget in the tool: 4 characters or more per token, so it fits MAX_CHARS.
@@ -65,11 +122,16 @@ TOOL_MAX_TOKENS = 975
 
 class Op(NamedTuple):
     """One query: its name, the arguments it accepts, and the function that answers it (a
-    NamedTuple, not a dataclass: `--list-tools` reads this table at start-up)."""
+    NamedTuple, not a dataclass: `--list-tools` reads this table at start-up); `data` answers
+    as `ore graph NAME --json` does, `about` says what for, `tool` is its MCP name."""
 
     name: str
     args: frozenset[str]
     run: _Run
+    data: _Data | None = None
+    about: str = ""
+    required: tuple[str, ...] = ()
+    tool: str = ""
 
 
 def _render() -> ModuleType:
@@ -290,28 +352,226 @@ def _communities(g: CodeGraph, args: Mapping[str, str]) -> str:
     return str(_render().communities_text(g.communities()[: _int(args, "limit", 10)]))
 
 
-def _op(name: str, run: _Run, *args: str) -> tuple[str, Op]:
-    return name, Op(name, frozenset(args), run)
+def _rows(rows: Any) -> list[Any]:
+    return [r.to_dict() for r in rows]
 
+
+def _some(args: Mapping[str, str], key: str) -> int | None:
+    """A limit the CLI leaves open by default (every result)."""
+    return _int(args, key, 0) or None
+
+
+def _data_duplicates(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    exclude = _flag(args, "exclude_tests")
+    if args.get(SNIPPET_ARG):
+        for key in ("paths", "min_lines", "min_tokens"):
+            if key in args:
+                raise GraphError(f"'{key}' applies to clone groups, not to a snippet")
+        from .judgment.snippets import duplicates_in
+
+        found = duplicates_in(
+            g,
+            args[SNIPPET_ARG],
+            language=args.get("language") or None,
+            limit=_int(args, "limit", 10),
+            exclude_tests=exclude,
+        )
+        return _rows(found)
+    groups = g.duplicates(
+        min_lines=_int(args, "min_lines", 5, low=2),
+        min_tokens=_int(args, "min_tokens", 50),
+        paths=_paths(args),
+        exclude_tests=exclude,
+        limit=_some(args, "limit"),
+    )
+    return _rows(groups)
+
+
+def _data_similar(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    from .judgment.snippets import one_snippet
+
+    name, snippet, language = args.get("name") or None, args.get(SNIPPET_ARG), None
+    if snippet:
+        if name:
+            raise GraphError("give a name or a snippet, not both")
+        snippet, language = one_snippet(snippet, args.get("language") or None)
+    elif name is None:
+        raise GraphError("this op needs 'name=...' or a snippet")
+    mode = args.get("mode") or "name"
+    lang = language or args.get("language") or None
+    return _rows(
+        g.similar(name, snippet=snippet, mode=mode, language=lang, limit=_int(args, "limit", 10))
+    )
+
+
+def _data_consistent(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    from .judgment.snippets import one_snippet
+
+    snippet, language = one_snippet(_snippet(args), args.get("language") or None)
+    criteria = args.get("criteria") or "all"
+    return g.consistent(snippet, paths=_paths(args), language=language, criteria=criteria).to_dict()
+
+
+def _data_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    from .judgment.snippets import one_snippet
+
+    description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
+    if snippet:
+        snippet = one_snippet(snippet)[0]
+    elif not description.strip():
+        raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
+    return g.place(description, snippet=snippet, limit=_int(args, "limit", 5)).to_dict()
+
+
+def _data_context(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    file = _need(args, "file")
+    raw = _need(args, "line", "lines")
+    try:
+        lines = [int(x) for x in raw.replace(",", " ").split()]
+    except ValueError:
+        raise GraphError(f"'line' must be numbers separated by commas, not '{raw}'") from None
+    return g.context(file, lines, _int(args, "window", 5, low=0)).to_dict()
+
+
+def _data_path(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    found = g.path(_need(args, "from", "a"), _need(args, "to", "b"))
+    return None if found is None else found.to_dict()
+
+
+def _data_neighbors(direction: str) -> _Data:
+    def data(g: CodeGraph, args: Mapping[str, str]) -> Any:
+        rows = getattr(g, direction)(_need(args, "file"), _int(args, "depth", 1))
+        return _rows(rows[: _int(args, "limit", 50)])
+
+    return data
+
+
+def _op(
+    name: str,
+    run: _Run,
+    *args: str,
+    data: _Data | None = None,
+    about: str = "",
+    required: tuple[str, ...] = (),
+    tool: str | None = None,
+) -> tuple[str, Op]:
+    mcp_name = name.replace("-", "_") if tool is None else tool
+    return name, Op(name, frozenset(args), run, data, about, required, mcp_name)
+
+
+_SAFE = " Read-only: answered from the index, no model is called and nothing is run."
 
 OPS: Mapping[str, Op] = dict(
     [
-        _op("overview", _signature, "level", "max_tokens"),
-        _op("stats", lambda g, a: _render().stats_text(g.stats())),
+        _op("overview", _signature, "level", "max_tokens", tool=""),
+        _op(
+            "stats",
+            lambda g, a: _render().stats_text(g.stats()),
+            data=lambda g, a: g.stats().to_dict(),
+            about="Size of the indexed tree: files, import and reference edges, symbols, files per "
+            "language, files skipped and why." + _SAFE,
+        ),
         _op(
             "top-files",
             lambda g, a: _render().top_files_text(g.top_files(_int(a, "limit", 15))),
             "limit",
+            data=lambda g, a: _rows(g.top_files(_int(a, "limit", 20))),
+            about="The most central files (weighted PageRank over import and reference edges), "
+            "with language, symbols, dependents and dependencies: where to start reading an "
+            "unfamiliar tree." + _SAFE,
         ),
-        _op("hits", lambda g, a: _render().hits_text(g.hits(_int(a, "limit", 10))), "limit"),
-        _op("communities", _communities, "limit"),
-        _op("symbol", _symbol, "name", "limit"),
-        _op("dependents", _neighbors("dependents"), "file", "depth", "limit"),
-        _op("dependencies", _neighbors("dependencies"), "file", "depth", "limit"),
-        _op("search", _search, "query", "limit"),
-        _op("context", _context, "file", "line", "lines", "window"),
-        _op("path", _path, "from", "to", "a", "b"),
-        _op("cycles", _cycles, "limit"),
+        _op(
+            "hits",
+            lambda g, a: _render().hits_text(g.hits(_int(a, "limit", 10))),
+            "limit",
+            data=lambda g, a: g.hits(_int(a, "limit", 20)).to_dict(),
+            about="HITS: hubs (files that orchestrate, depending on many central files) and "
+            "authorities (implementations many files depend on)." + _SAFE,
+        ),
+        _op(
+            "communities",
+            _communities,
+            "limit",
+            data=lambda g, a: _rows(g.communities()[: _some(a, "limit")]),
+            about="Module communities (Louvain, fixed seed): groups of files that depend on each "
+            "other more than on the rest; every file is in one." + _SAFE,
+        ),
+        _op(
+            "symbol",
+            _symbol,
+            "name",
+            "limit",
+            data=lambda g, a: _rows(g.symbol(_need(a, "name"), _int(a, "limit", 20))),
+            about="Where a name is defined (function, class, method, variable): file, lines, "
+            "signature; exact matches first, then close ones (exact=false)." + _SAFE,
+            required=("name",),
+            tool="find_symbol",
+        ),
+        _op(
+            "dependents",
+            _neighbors("dependents"),
+            "file",
+            "depth",
+            "limit",
+            data=_data_neighbors("dependents"),
+            about="The files that depend on a file (import or reference it), transitively up to "
+            "depth hops: what a change to it can break." + _SAFE,
+            required=("file",),
+        ),
+        _op(
+            "dependencies",
+            _neighbors("dependencies"),
+            "file",
+            "depth",
+            "limit",
+            data=_data_neighbors("dependencies"),
+            about="The files a file depends on (imports or references), transitively up to depth "
+            "hops." + _SAFE,
+            required=("file",),
+        ),
+        _op(
+            "search",
+            _search,
+            "query",
+            "limit",
+            data=lambda g, a: _rows(g.search(_need(a, "query"), _int(a, "limit", 50))),
+            about="Lines of the indexed files that contain a text (case-insensitive unless it "
+            "holds a capital), file by file." + _SAFE,
+            required=("query",),
+        ),
+        _op(
+            "context",
+            _context,
+            "file",
+            "line",
+            "lines",
+            "window",
+            data=_data_context,
+            about="The code around a line of a file of the tree (window lines on each side); "
+            "only indexed files under the root can be read." + _SAFE,
+            required=("file", "line"),
+            tool="get_context",
+        ),
+        _op(
+            "path",
+            _path,
+            "from",
+            "to",
+            "a",
+            "b",
+            data=_data_path,
+            about="The shortest chain of dependency edges from one file to another (null when "
+            "there is none): how a file comes to depend on another." + _SAFE,
+            required=("from", "to"),
+        ),
+        _op(
+            "cycles",
+            _cycles,
+            "limit",
+            data=lambda g, a: _rows(g.cycles(_int(a, "limit", 50))),
+            about="Import cycles: strongly connected files, largest first, each with one "
+            "concrete cycle." + _SAFE,
+        ),
         _op(
             "duplicates",
             _duplicates,
@@ -322,12 +582,86 @@ OPS: Mapping[str, Op] = dict(
             "exclude_tests",
             "language",
             "limit",
+            data=_data_duplicates,
+            about="Duplicated code. With a snippet (code you are about to write, or a diff): "
+            "where code like it already exists, best first with a score in [0, 1], so you can "
+            "reuse it. Without: clone groups of the tree (exact, renamed, structural), largest "
+            "first." + _SAFE,
         ),
-        _op("similar", _similar, "name", "snippet", "mode", "language", "limit"),
-        _op("conventions", _conventions, "topic", "paths"),
-        _op("consistent", _consistent, "snippet", "paths", "language", "criteria"),
-        _op("place", _place, "description", "snippet", "limit"),
-        _op("signature", _signature, "level", "max_tokens"),
-        _op("files", _files, "language", "sort", "limit"),
+        _op(
+            "similar",
+            _similar,
+            "name",
+            "snippet",
+            "mode",
+            "language",
+            "limit",
+            data=_data_similar,
+            about="Definitions like a name (shared identifier words, verbs folded: get ~ fetch) "
+            "or like a snippet (by signature or syntax shape), each with a score and why. Give "
+            "name or snippet." + _SAFE,
+        ),
+        _op(
+            "conventions",
+            _conventions,
+            "topic",
+            "paths",
+            data=lambda g, a: _rows(g.conventions(a.get("topic") or None, paths=_paths(a))),
+            about="The house conventions (errors, logging, imports, naming, async, tests): "
+            "recurring patterns of the central files with counts, shares and an example each; "
+            "follow them in new code." + _SAFE,
+        ),
+        _op(
+            "consistent",
+            _consistent,
+            "snippet",
+            "paths",
+            "language",
+            "criteria",
+            data=_data_consistent,
+            about="How far a snippet strays from the house conventions (0 consistent, 1 against "
+            "every one), with each concrete deviation: check new code before proposing it." + _SAFE,
+            required=("snippet",),
+        ),
+        _op(
+            "place",
+            _place,
+            "description",
+            "snippet",
+            "limit",
+            data=_data_place,
+            about="Where new code belongs: module communities and files ranked for a "
+            "description (and optionally the code), each with the names and terms it shares."
+            + _SAFE,
+            required=("description",),
+        ),
+        _op(
+            "signature",
+            _signature,
+            "level",
+            "max_tokens",
+            data=lambda g, a: g.signature(
+                a.get("level") or "standard", _some(a, "max_tokens")
+            ).to_dict(),
+            about="The codebase signature: a compact picture of the tree (central files and "
+            "their public names, communities, key symbols, dependency patterns, conventions) "
+            "within a token budget. Call it first on an unfamiliar tree." + _SAFE,
+        ),
+        _op(
+            "files",
+            _files,
+            "language",
+            "sort",
+            "limit",
+            data=lambda g, a: _rows(
+                g.list_files(
+                    language=a.get("language") or None,
+                    sort=a.get("sort") or "rank",
+                    limit=_some(a, "limit"),
+                )
+            ),
+            about="The indexed files with language, size, lines, symbols and PageRank score, by "
+            "rank, size or path." + _SAFE,
+        ),
     ]
 )

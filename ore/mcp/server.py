@@ -1,0 +1,97 @@
+"""`ore mcp`: the codebase graph served over MCP on stdio with the official SDK's low-level
+`Server` (the only module of ORE that imports `mcp`).
+
+The tools, their input schemas and descriptions come from `ore.mcp.tools` (the graph's table of
+operations); each call is answered by the warm graph (`ore.graph.serve.WarmGraph`) in a worker
+thread, one at a time, so the event loop keeps reading stdin. stdout carries only the protocol;
+the server ends when its client closes stdin.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .._version import __version__
+from ..graph.serve import WarmGraph
+from .tools import TOOLS, Reply, call_tool
+
+__all__ = ["serve"]
+
+INSTRUCTIONS = (
+    "ORE's codebase graph of one folder (fixed when the server started): central files, "
+    "dependents and dependencies, symbols, duplicates, similar code, conventions, where new "
+    "code belongs. Every tool is read-only and calls no model; results are the same JSON as "
+    "`ore graph COMMAND --json`. Start with `signature` or `top_files` on an unfamiliar tree; "
+    "before writing code, ask `duplicates` (with the snippet) and `place`."
+)
+
+
+def _tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema,
+            annotations=types.ToolAnnotations(
+                read_only_hint=True, destructive_hint=False, open_world_hint=False
+            ),
+        )
+        for spec in TOOLS.values()
+    ]
+
+
+def _result(reply: Reply) -> types.CallToolResult:
+    text = reply.text if not reply.note else f"{reply.text}\n({reply.note})"
+    content = [types.TextContent(type="text", text=text)]
+    if reply.error:
+        return types.CallToolResult(content=content, is_error=True)
+    structured: dict[str, Any] = {"result": reply.data}
+    if reply.note:
+        structured["note"] = reply.note
+    return types.CallToolResult(content=content, structured_content=structured)
+
+
+def build(warm: WarmGraph) -> Server[Any]:
+    """The server answering from `warm`."""
+    listed = _tools()
+    lock = anyio.Lock()
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        async with lock:  # one graph, one answer at a time
+            try:
+                reply = await anyio.to_thread.run_sync(
+                    call_tool, warm, params.name, params.arguments
+                )
+            except Exception as exc:
+                reply = Reply(f"{params.name} failed: {type(exc).__name__}: {exc}", error=True)
+        return _result(reply)
+
+    return Server(
+        "ore",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+    )
+
+
+def serve(root: str | os.PathLike[str]) -> None:
+    """Serve the graph of `root` (GraphError at once when it is not a folder) until stdin
+    closes; the tree is indexed at the first call, so a client's start-up never waits on it."""
+    warm = WarmGraph(root)
+    server = build(warm)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,197 @@
+"""The MCP tools, derived from the graph's table of operations (`ore.graph.ops.OPS`), and one call
+answered: arguments checked against the tool's schema, the op's structured answer (what
+`ore graph NAME --json` prints), trimmed to `MAX_RESULT_CHARS` with a note.
+
+Nothing here imports the MCP SDK (`ore.mcp.server` adapts these to it), so the table and the
+calls are testable in-process; errors come back as a `Reply` with `error` set, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import GraphError
+from ..graph.ops import ARG_ABOUT, ARG_CHOICES, ARG_KINDS, ARG_MIN, OPS, Op
+
+if TYPE_CHECKING:
+    from ..graph.serve import WarmGraph
+
+__all__ = ["MAX_RESULT_CHARS", "TOOLS", "Reply", "ToolSpec", "call_tool"]
+
+#: The most a result's text may hold (about 15k tokens): a longer list is cut, with a note.
+MAX_RESULT_CHARS = 60_000
+#: Arguments another one spells already (`path` takes `from`/`to`; `context` takes `line`).
+_ALIASES = frozenset({"a", "b", "lines"})
+_MAX_TEXT = 8 * 1024 * 1024
+_SCHEMA_OF_KIND: Mapping[str, dict[str, Any]] = {
+    "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+    "paths": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "maxItems": 256,
+    },
+    "word": {"type": "string", "minLength": 1, "maxLength": 200},
+    "text": {"type": "string", "minLength": 1, "maxLength": _MAX_TEXT},
+    "lines": {"type": "integer", "minimum": 1, "maximum": 10_000_000},
+    "number": {"type": "integer", "maximum": 1_000_000},
+    "flag": {"type": "boolean"},
+}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: its name, description, input schema, and the op that answers it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    op: Op
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A tool's answer: `data` (the CLI's --json document) and its text, or `error`."""
+
+    text: str
+    data: Any = None
+    error: bool = False
+    note: str = ""
+
+
+def _property(name: str) -> dict[str, Any]:
+    kind = ARG_KINDS[name]
+    schema = dict(_SCHEMA_OF_KIND[kind])
+    if kind == "number":
+        schema["minimum"] = ARG_MIN.get(name, 1)
+    if name in ARG_CHOICES:
+        schema["enum"] = list(ARG_CHOICES[name])
+    schema["description"] = ARG_ABOUT[name]
+    return schema
+
+
+def _spec(op: Op) -> ToolSpec:
+    names = sorted(op.args - _ALIASES)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {name: _property(name) for name in names},
+        "additionalProperties": False,
+    }
+    if op.required:
+        schema["required"] = list(op.required)
+    return ToolSpec(op.tool, op.about, schema, op)
+
+
+#: Every MCP tool, by name, in the table's order.
+TOOLS: Mapping[str, ToolSpec] = {
+    op.tool: _spec(op) for op in OPS.values() if op.tool and op.data is not None
+}
+
+
+def _argument(name: str, value: Any) -> str:
+    """One argument as the op's parsers take it (text), or GraphError when it breaks the
+    schema."""
+    kind = ARG_KINDS[name]
+    expected = _SCHEMA_OF_KIND[kind]["type"]
+    if kind == "flag":
+        if type(value) is not bool:
+            raise GraphError(f"'{name}' must be true or false")
+        return "true" if value else "false"
+    if expected == "integer":
+        if type(value) is not int:
+            raise GraphError(f"'{name}' must be a whole number")
+        low, high = ARG_MIN.get(name, 1), _SCHEMA_OF_KIND[kind].get("maximum", 1 << 31)
+        if not low <= value <= high:
+            raise GraphError(f"'{name}' must be from {low} to {high}, not {value}")
+        return str(value)
+    if kind == "paths":
+        if type(value) is not list or not all(type(p) is str and p for p in value):
+            raise GraphError(f"'{name}' must be a list of paths (strings)")
+        if any("," in p for p in value):
+            raise GraphError(f"'{name}': a path with a comma cannot be given")
+        return ",".join(value)
+    if type(value) is not str or not value:
+        raise GraphError(f"'{name}' must be a non-empty string")
+    limit = _SCHEMA_OF_KIND[kind]["maxLength"]
+    if len(value) > limit:
+        raise GraphError(f"'{name}' is longer than {limit} characters")
+    if name in ARG_CHOICES and value not in ARG_CHOICES[name]:
+        raise GraphError(f"'{name}' must be one of {', '.join(ARG_CHOICES[name])}, not '{value}'")
+    return value
+
+
+def arguments(spec: ToolSpec, given: Any) -> dict[str, str]:
+    """The call's arguments checked against the tool's schema, as text for the op."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise GraphError("arguments must be an object")
+    allowed = spec.input_schema["properties"]
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        takes = ", ".join(sorted(allowed)) or "none"
+        raise GraphError(f"{spec.name} takes no argument '{unknown[0]}' (takes: {takes})")
+    missing = [name for name in spec.input_schema.get("required", ()) if name not in given]
+    if missing:
+        raise GraphError(f"{spec.name} needs '{missing[0]}'")
+    return {name: _argument(name, value) for name, value in given.items()}
+
+
+def call_tool(warm: WarmGraph, name: str, given: Any) -> Reply:
+    """Answer one tool call on the warm graph; a bad name, bad arguments or a failed query is
+    an error reply with a one-line message."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        return Reply(f"unknown tool '{name}'; use one of {', '.join(TOOLS)}", error=True)
+    try:
+        args = arguments(spec, given)
+        answer = spec.op.data
+        data = None if answer is None else answer(warm.graph(), args)
+    except GraphError as exc:
+        return Reply(str(exc), error=True)
+    except (OSError, ValueError, RecursionError) as exc:  # a file gone mid-answer, bad input
+        return Reply(f"{name} failed: {type(exc).__name__}: {exc}", error=True)
+    return fitted(data)
+
+
+def _text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=None)
+
+
+def fitted(data: Any) -> Reply:
+    """`data` whole when its text fits `MAX_RESULT_CHARS`; else its longest list (the result
+    itself, or the largest list inside it) cut to the most items that fit, with a note."""
+    text = _text(data)
+    if len(text) <= MAX_RESULT_CHARS:
+        return Reply(text, data)
+    if isinstance(data, list):
+        keep = _fit(lambda n: data[:n], len(data))
+        cut: Any = data[:keep]
+        note = f"truncated: {keep} of {len(data)} results shown; narrow the query or lower limit"
+    elif isinstance(data, dict) and any(isinstance(v, list) for v in data.values()):
+        key = max(
+            (k for k, v in data.items() if isinstance(v, list)), key=lambda k: len(_text(data[k]))
+        )
+        whole = data[key]
+        keep = _fit(lambda n: {**data, key: whole[:n]}, len(whole))
+        cut = {**data, key: whole[:keep]}
+        note = f"truncated: {keep} of {len(whole)} '{key}' shown; narrow the query"
+    else:
+        return Reply(
+            f"the result is over {MAX_RESULT_CHARS} characters; narrow the query", error=True
+        )
+    return Reply(_text(cut), cut, note=note)
+
+
+def _fit(build: Any, total: int) -> int:
+    """The most items (0..total) whose text fits, by bisection."""
+    lo, hi = 0, total
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(_text(build(mid))) <= MAX_RESULT_CHARS - 200:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
