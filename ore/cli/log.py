@@ -338,10 +338,8 @@ def logging_enabled(no_log: bool = False) -> bool:
     """Whether a turn is logged: not with `--no-log`, nor with `log = false` in the config."""
     if no_log:
         return False
-    try:
-        from ..config import load_config
-    except ImportError:  # TODO(issue 23): until ore.config lands
-        return True
+    from ..config import load_config
+
     return bool(load_config().log)
 
 

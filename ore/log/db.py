@@ -124,12 +124,16 @@ def connect(path: Path | None = None, *, create: bool = True) -> sqlite3.Connect
     except sqlite3.Error as exc:
         raise failure(path, exc) from None
     try:
+        version = _version(db, path)  # a foreign or newer file is refused, never changed
+        if version > SCHEMA_VERSION:
+            raise _newer(path, version)
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
             db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
         db.execute("PRAGMA secure_delete=ON")  # rm and prune overwrite what they delete
-        _migrate(db, path)
+        if version < SCHEMA_VERSION:
+            _migrate(db, path)
     except LogError:
         db.close()
         raise
@@ -176,11 +180,6 @@ def _version(db: sqlite3.Connection, path: Path) -> int:
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
     """Bring the schema to `SCHEMA_VERSION`, one migration at a time, each in the transaction
     that records it (so two processes opening a new log at once create it once)."""
-    version = _version(db, path)
-    if version == SCHEMA_VERSION:
-        return
-    if version > SCHEMA_VERSION:
-        raise _newer(path, version)
     with transaction(db):
         version = _version(db, path)  # another process may have migrated meanwhile
         if version > SCHEMA_VERSION:
