@@ -6,8 +6,9 @@ typed `Config`. It is only ever read from ORE's home, never from the working fol
 repository cannot choose the model, the address or where a key goes. It names the environment
 variable that holds a key (`api_key_env`), never a key.
 
-Which value wins (flag > environment > file > built-in) is decided by `ore.settings`; this
-module only says what the file holds. Imports only the standard library and ORE's leaves, and
+Which value wins (flag > environment > file > built-in) is decided here too, in `settle`, the
+one place that rule is written: the CLI, `ore config show` and `--dry-run` all ask it, and
+`ore.backends.select` reads the environment's names from `ENVIRONMENT`. Imports only the standard library and ORE's leaves, and
 `tomllib` only when there is a file to read, so a command that needs no config pays nothing.
 """
 
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._fs import NotRegularFile, atomic_write, exclusive_lock, os_error_words, read_regular
 from .errors import ConfigError
@@ -28,10 +30,15 @@ from .paths import ore_home
 
 __all__ = [
     "CONFIG_KEYS",
+    "ENVIRONMENT",
     "Config",
+    "Setting",
+    "Settings",
     "config_path",
+    "from_environment",
     "load_config",
     "set_config_value",
+    "settle",
 ]
 
 #: The most a config file may hold: a few lines of settings, never megabytes.
@@ -88,6 +95,127 @@ class Config:
         if name is None:
             return None
         return self.aliases.get(name, name)
+
+
+#: The environment variables that set a value, first set wins. The address's depend on the
+#: kind of server: OLLAMA_HOST is Ollama's, ORE_BASE_URL and OPENAI_BASE_URL an OpenAI-style
+#: server's; a preset (deepseek) takes none (an address meant for another server would get
+#: the preset's key).
+ENVIRONMENT: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "model": ("ORE_MODEL",),
+        "backend": ("ORE_BACKEND",),
+        "base_url.ollama": ("OLLAMA_HOST",),
+        "base_url.openai": ("ORE_BASE_URL", "OPENAI_BASE_URL"),
+    }
+)
+
+
+def from_environment(key: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """(variable, value) of the first of `ENVIRONMENT[key]` set to something, else None."""
+    environ = os.environ if env is None else env
+    for name in ENVIRONMENT.get(key, ()):
+        value = environ.get(name, "").strip()
+        if value:
+            return name, value
+    return None
+
+
+class Setting(NamedTuple):
+    """One chosen value and where it came from: `origin` is "flag", "environment", "file" or
+    "default"; `source` names it (`--model`, `ORE_MODEL`, the file's path, "built-in")."""
+
+    value: Any
+    origin: str
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "origin": self.origin, "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a turn uses, each value with its origin (`settle`).
+
+    :param key_env: the variable holding the key for the file's address, set only when the
+        turn goes to the address the file configured (a key stays bound to its address).
+    """
+
+    model: Setting
+    backend: Setting
+    base_url: Setting
+    keep_alive: Setting
+    system: Setting
+    options: Setting
+    key_env: Setting
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        return {name: getattr(self, name).to_dict() for name in self.__slots__}
+
+
+_BUILT_IN = Setting(None, "default", "built-in")
+
+
+def settle(
+    config: Config,
+    *,
+    model: str | None = None,
+    backend: str | None = None,
+    base_url: str | None = None,
+    keep_alive: str | None = None,
+    system: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """The one precedence rule: flag > environment > file > built-in, for every value a turn
+    takes from the user's defaults. The keyword arguments are the flags (None: not given).
+
+    The model's alias (from the file) is replaced wherever the name came from. The file's
+    address belongs to the file's backend (Ollama when it names none): used only when the turn
+    goes to that backend, and its `api_key_env` only when the turn goes to that address.
+    """
+    environ = os.environ if env is None else env
+    file = str(config.source) if config.source is not None else "built-in"
+
+    def pick(flag: Any, flag_name: str, key: str, from_file: Any) -> Setting:
+        if flag is not None:
+            return Setting(flag, "flag", flag_name)
+        found = from_environment(key, environ)
+        if found is not None:
+            return Setting(found[1], "environment", found[0])
+        if from_file is not None:
+            return Setting(from_file, "file", file)
+        return _BUILT_IN
+
+    chosen_model = pick(model, "--model", "model", config.model)
+    if chosen_model.value is not None and chosen_model.value in config.aliases:
+        alias = chosen_model.value
+        chosen_model = chosen_model._replace(
+            value=config.aliases[alias], source=f"{chosen_model.source} (alias {alias})"
+        )
+    chosen_backend = pick(backend and backend.lower(), "--backend", "backend", config.backend)
+    if chosen_backend.value is not None:
+        chosen_backend = chosen_backend._replace(value=str(chosen_backend.value).lower())
+    kind = chosen_backend.value or "ollama"
+    file_backend = (config.backend or "ollama").lower()
+    address = pick(
+        base_url,
+        "--base-url",
+        f"base_url.{kind}",
+        config.base_url if file_backend == kind else None,
+    )
+    key_env = _BUILT_IN
+    if config.api_key_env and file_backend == kind and address.origin in ("file", "default"):
+        key_env = Setting(config.api_key_env, "file", file)
+    options = Setting(dict(config.options), "file", file) if config.options else _BUILT_IN
+    return Settings(
+        model=chosen_model,
+        backend=chosen_backend,
+        base_url=address,
+        keep_alive=pick(keep_alive, "--keep-alive", "keep_alive", config.keep_alive),
+        system=pick(system, "--system", "system", config.system),
+        options=options,
+        key_env=key_env,
+    )
 
 
 def config_path() -> Path:

@@ -17,7 +17,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..errors import ArtifactError, NoModels
+from ..config import from_environment
+from ..errors import ArtifactError, NoModels, OreError
 from ..turn_types import TurnOptions
 from .base import DEFAULT_LIMITS, DEFAULT_TIMEOUT, Backend, Limits
 
@@ -66,9 +67,10 @@ PREFERRED_MODELS = ("llama3.2", "llama3.1", "llama3", "mistral", "llama2", "qwen
 
 
 def requested_model(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
-    """The model the user named: `--model`, else `ORE_MODEL`, else None."""
-    environ = os.environ if env is None else env
-    return flag or environ.get("ORE_MODEL", "").strip() or None
+    """The model the user named: `--model`, else `ORE_MODEL`, else None (the CLI has already
+    put the config file's model, aliases resolved, in `flag`: `ore.config.settle`)."""
+    found = from_environment("model", env)
+    return flag or (found[1] if found else None)
 
 
 def default_model(available: Sequence[str]) -> str | None:
@@ -166,7 +168,8 @@ def route(
         where the user sent it, never to a built-in address an artifact chose.
     """
     environ = os.environ if env is None else env
-    named = (name or environ.get("ORE_BACKEND", "")).strip() or None
+    from_env = from_environment("backend", environ)
+    named = (name or (from_env[1] if from_env else "")).strip() or None
     chosen = backend_name(named, recorded_name)
     recorded = (recorded_name or "").strip().lower()
     fallback = recorded_url if recorded == chosen and recorded_url else None
@@ -197,7 +200,8 @@ def route(
 
 
 def _openai_addresses(env: Mapping[str, str]) -> tuple[str | None, ...]:
-    return (env.get("ORE_BASE_URL"), env.get("OPENAI_BASE_URL"))
+    found = from_environment("base_url.openai", env)
+    return (found[1] if found else None,)
 
 
 def _unconfirmed(name: str, where: str) -> ArtifactError:
@@ -253,6 +257,7 @@ def choose_backend(
     env: Mapping[str, str] | None = None,
     recorded_name: str | None = None,
     recorded_url: str | None = None,
+    key_env: str | None = None,
 ) -> Backend:
     """The model server: `name` (--backend, else ORE_BACKEND), at `base_url` (--base-url) if
     given.
@@ -266,6 +271,12 @@ def choose_backend(
     server of its choice. Nor can it choose a built-in address that would get one: an artifact
     naming a preset (`deepseek`), or `openai` with no address, is refused (`ArtifactError`)
     unless `--backend` confirms it.
+
+    :param key_env: the variable holding the key for this address (the config file's
+        `api_key_env`, passed only when the turn goes to the address the file configured);
+        it replaces the built-in key variables.
+    :raises OreError: a preset (`deepseek`) with no key: one line naming the variable to set,
+        before any request.
     """
     environ = os.environ if env is None else env
     seconds = timeout or DEFAULT_TIMEOUT
@@ -273,9 +284,10 @@ def choose_backend(
         name, base_url, env=environ, recorded_name=recorded_name, recorded_url=recorded_url
     )
     if chosen.backend in PRESETS:
-        return _preset(
-            chosen.backend, PRESETS[chosen.backend], chosen.url, seconds, environ, limits
-        )
+        preset = PRESETS[chosen.backend]
+        if key_env:
+            preset = preset._replace(key_variables=(key_env,))
+        return _preset(chosen.backend, preset, chosen.url, seconds, environ, limits)
     if chosen.backend != "openai":
         from .ollama import OllamaBackend
 
@@ -284,9 +296,10 @@ def choose_backend(
 
     if not chosen.trusted and chosen.url is not None:
         return OpenAIBackend(chosen.url, None, timeout=seconds, limits=limits, trusted=False)
-    key = environ.get("ORE_API_KEY", "").strip() or environ.get("OPENAI_API_KEY", "")
+    variables = (key_env,) if key_env else ("ORE_API_KEY", "OPENAI_API_KEY")
+    key = next((environ[v].strip() for v in variables if environ.get(v, "").strip()), None)
     address = resolve_base_url(chosen.url, environ)
-    return OpenAIBackend(address, key or None, timeout=seconds, limits=limits)
+    return OpenAIBackend(address, key, timeout=seconds, limits=limits, key_variables=variables)
 
 
 def _preset(
@@ -302,6 +315,11 @@ def _preset(
     from .openai import OpenAIBackend
 
     key = next((env[v].strip() for v in preset.key_variables if env.get(v, "").strip()), None)
+    if key is None:
+        raise OreError(
+            f"--backend {name} needs an API key and none is set: put yours in "
+            f"{' or '.join(preset.key_variables)} (e.g. export {preset.key_variables[0]}=...)"
+        )
     return OpenAIBackend(
         base_url or preset.base_url,
         key,

@@ -53,6 +53,16 @@ __all__ = ["Options", "cli", "main"]
     "--system", metavar="TEXT", help="System prompt for this invocation, replacing the persona."
 )
 @click.option("--list-models", is_flag=True, help="List the server's models and exit.")
+@click.option(
+    "--no-config", is_flag=True, help="Ignore the config file ($ORE_HOME/config.toml) this once."
+)
+@click.option(
+    "--file",
+    "-f",
+    multiple=True,
+    metavar="PATH|-",
+    help="Send a text file as context, named, with its size ('-': stdin; repeatable).",
+)
 @click.option("--interactive", "-i", is_flag=True, help="REPL; every turn stateless.")
 @click.option("--conversational", "-c", is_flag=True, help="REPL with one shared session.")
 @click.option("--save-session", metavar="NAME", help="Save every turn to session NAME.")
@@ -117,7 +127,6 @@ __all__ = ["Options", "cli", "main"]
     "--backend",
     # ore.backends.select.BACKENDS, spelled out here so that `ore --help` imports no backend.
     type=click.Choice(["ollama", "openai", "deepseek"], case_sensitive=False),
-    envvar="ORE_BACKEND",
     help="Model server: Ollama (default), OpenAI-compatible (llama-server, vLLM, ...), or "
     "deepseek (the OpenAI-compatible api.deepseek.com, key DEEPSEEK_API_KEY).",
 )
@@ -249,28 +258,32 @@ def cli(**kwargs: Any) -> None:
             list_skills()
         elif o.list_models:
             from .listings import list_models
+            from .request import configured
 
-            list_models(o)
+            list_models(configured(o))
         elif o.schema_show:
             from .controls import show_schema
 
             show_schema(o)
         elif o.repl:
             from .conversation import repl
+            from .request import configured
 
-            code = repl(o)
+            code = repl(configured(o))
             if code:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
+            from .request import configured
             from .turns import artifact_turn
 
-            artifact_turn(o)
+            artifact_turn(configured(o, replay=True))
         elif o.prompt is None and (o.no_stdin or is_terminal(sys.stdin)):
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:
+            from .request import configured
             from .turns import single_turn
 
-            single_turn(o)
+            single_turn(configured(o))
 
 
 def main(argv: list[str] | None = None) -> None:

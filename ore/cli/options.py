@@ -92,6 +92,14 @@ class Options(NamedTuple):
     no_log: bool = False
     #: `--continue` from a logged one-shot turn: that turn as the session to go on from.
     seed: Session | None = None
+    #: -f/--file PATH (repeatable; '-': stdin): files sent as context blocks.
+    file: tuple[str, ...] = ()
+    #: --no-config: ignore $ORE_HOME/config.toml.
+    no_config: bool = False
+    #: The variable holding the key for the config file's address (`ore.config.settle`).
+    key_env: str | None = None
+    #: Every value the config decided, with its origin (`ore.config.Settings`), for --dry-run.
+    settings: Any = None
 
     @property
     def session_name(self) -> str | None:

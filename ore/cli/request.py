@@ -15,7 +15,94 @@ if TYPE_CHECKING:
     from ..turn import ContextPlan, Server
     from ..turn_types import TurnOptions
 
-__all__ = ["combine_prompt", "context_of", "controls_of", "server_of", "system_of"]
+__all__ = [
+    "combine_prompt",
+    "configured",
+    "context_of",
+    "controls_of",
+    "server_of",
+    "system_of",
+    "with_origins",
+]
+
+
+#: `ore.backends.select.BACKENDS`, spelled out so that no backend is imported to check a name.
+_BACKENDS = ("ollama", "openai", "deepseek")
+
+
+def configured(o: Options, *, replay: bool = False) -> Options:
+    """The flags with the config file's defaults filled in by the one precedence rule
+    (`ore.config.settle`: flag > environment > file > built-in), aliases resolved.
+
+    A replay or chain (`replay`) takes only the server from the file (and the alias of a
+    `--model`): the artifact's recorded model, system prompt and controls are not overridden
+    by defaults, as they are not by ORE_MODEL.
+
+    :raises ConfigError: the file is broken (one line naming it and the line).
+    """
+    from ..config import load_config, settle
+
+    config = load_config(ignore=o.no_config)
+    found = settle(
+        config,
+        model=o.model,
+        backend=o.backend,
+        base_url=o.base_url,
+        keep_alive=o.keep_alive,
+        system=o.system,
+    )
+    chosen = found.backend
+    if chosen.value is not None and chosen.value not in _BACKENDS:
+        from ..errors import ConfigError, OptionError
+
+        where = f"{chosen.source}={chosen.value}"
+        if chosen.origin == "file":
+            raise ConfigError(
+                f"config file {chosen.source}: backend '{chosen.value}' is not one of "
+                f"{', '.join(_BACKENDS)}; fix it (ore config set backend NAME) or run with "
+                "--no-config",
+                path=chosen.source,
+            )
+        raise OptionError(
+            f"{where} is not a backend (as --backend); choose one of {', '.join(_BACKENDS)}"
+        )
+    server_only = {
+        "backend": found.backend.value if found.backend.origin != "default" else None,
+        "base_url": found.base_url.value if found.base_url.origin in ("flag", "file") else None,
+        "key_env": found.key_env.value,
+        "settings": found,
+    }
+    if replay:
+        return o._replace(model=config.resolve_alias(o.model), **server_only)
+    flagged = {value.partition("=")[0].strip() for value in o.option}
+    defaults = (
+        [
+            f"{key}={item}"
+            for key, value in found.options.value.items()
+            if key not in flagged
+            for item in (value if isinstance(value, list) else [value])
+        ]
+        if found.options.value
+        else []
+    )
+    return o._replace(
+        model=found.model.value,
+        keep_alive=found.keep_alive.value,
+        system=found.system.value,
+        option=(*defaults, *o.option),
+        **server_only,
+    )
+
+
+def with_origins(o: Options, shown: dict[str, Any]) -> dict[str, Any]:
+    """A dry run's preview with where each configurable value came from (flag, environment,
+    file or default: `ore.config.settle`), so the config file's effect is visible."""
+    if o.settings is None:
+        return shown
+    settings = o.settings.to_dict()
+    # The address as the destination shows it: never a user, password or query it carried.
+    settings["base_url"]["value"] = shown.get("destination", {}).get("address")
+    return {**shown, "settings": settings}
 
 
 def server_of(o: Options, recorded: tuple[str, str | None] | None = None) -> Server:
@@ -29,6 +116,7 @@ def server_of(o: Options, recorded: tuple[str, str | None] | None = None) -> Ser
         max_seconds=o.max_time,
         max_bytes=parse_size(o.max_size) if o.max_size else None,
         recorded=recorded,
+        key_env=o.key_env,
     )
 
 

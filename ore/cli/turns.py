@@ -13,7 +13,14 @@ import click
 from ..errors import OreError
 from .console import note, out, print_json, warn
 from .options import Options
-from .request import context_of, controls_of, prompt_and_piped, server_of, system_of
+from .request import (
+    context_of,
+    controls_of,
+    prompt_and_piped,
+    server_of,
+    system_of,
+    with_origins,
+)
 
 if TYPE_CHECKING:
     from ..backends import Backend
@@ -117,7 +124,7 @@ def single_turn(o: Options) -> None:
         artifact_version=o.artifact_version,
     )
     if o.dry_run:
-        print_json(preview(request, on_routing=show_routing, on_warning=warn))
+        print_json(with_origins(o, preview(request, on_routing=show_routing, on_warning=warn)))
         return
     run_and_show(o, request, controls)
 
@@ -159,6 +166,6 @@ def artifact_turn(o: Options) -> None:
         artifact_version=o.artifact_version,
     )
     if o.dry_run:
-        print_json(preview(request))
+        print_json(with_origins(o, preview(request)))
         return
     run_and_show(o, request, controls)

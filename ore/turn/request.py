@@ -44,6 +44,9 @@ class Server:
     :param max_bytes: the most one answer may hold (`--max-size`); None: the default limit.
     :param recorded: the backend name and address an artifact recorded; they fill in only what
         the rest leaves unset, and never receive a credential.
+    :param key_env: the environment variable holding the key for `base_url` (the config
+        file's `api_key_env`, given only for the address the file configured); None: the
+        backend's own variables.
     """
 
     backend: str | None = None
@@ -52,6 +55,7 @@ class Server:
     max_seconds: float | None = None
     max_bytes: int | None = None
     recorded: tuple[str, str | None] | None = None
+    key_env: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

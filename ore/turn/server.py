@@ -40,6 +40,7 @@ def connect(server: Server | None = None) -> Backend:
         limits=limits,
         recorded_name=name,
         recorded_url=url,
+        key_env=server.key_env,
     )
 
 

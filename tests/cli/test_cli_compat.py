@@ -366,10 +366,12 @@ def test_the_deepseek_preset_points_at_api_deepseek_com_whatever_ore_base_url_sa
     """ORE_BASE_URL names the server of `--backend openai`; only --base-url moves the preset."""
     from ore.backends import choose_backend
 
-    backend = choose_backend("deepseek", env={"ORE_BASE_URL": "http://127.0.0.1:9/v1"})
+    env = {"ORE_BASE_URL": "http://127.0.0.1:9/v1", "DEEPSEEK_API_KEY": "sk-test"}
+    backend = choose_backend("deepseek", env=env)
     assert (backend.name, backend.address) == ("deepseek", "https://api.deepseek.com")
     assert backend.default_model == "deepseek-chat"
-    assert choose_backend("deepseek", "http://127.0.0.1:9/v1", env={}).address.endswith(":9/v1")
+    moved = choose_backend("deepseek", "http://127.0.0.1:9/v1", env={"DEEPSEEK_API_KEY": "k"})
+    assert moved.address.endswith(":9/v1")
 
 
 def assert_upstream_usage(meta: dict) -> None:
