@@ -62,6 +62,16 @@ def run_ore(
     )
 
 
+def usage_error(result: subprocess.CompletedProcess[str]) -> str:
+    """The `Error: ...` line of a usage mistake: exit 2, click's `Usage:` shape, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("Usage: ore") and lines[1].startswith("Try 'ore"), result.stderr
+    assert len(lines) == 3 and lines[2].startswith("Error: "), result.stderr
+    return lines[2]
+
+
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     """The single stderr line of a failed run (and proof there is no traceback)."""
     assert "Traceback" not in result.stderr, result.stderr

@@ -358,7 +358,7 @@ def _size(n: int) -> str:
     for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= factor and n % factor == 0:
             return f"{n // factor} {unit}"
-    return f"{n} bytes"
+    return f"{n:,} byte" + ("" if n == 1 else "s")
 
 
 def http_options(address: str, bounds: ReplyBounds, *, trusted: bool = True) -> dict[str, Any]:

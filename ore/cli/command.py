@@ -24,13 +24,15 @@ from .console import (
     output_lost,
     reported,
 )
-from .options import Options, check_conflicts, optional_values
+from .help import CONTEXT_SETTINGS, SectionedCommand, help_args
+from .options import Options, check_conflicts, check_values, in_one_voice, optional_values
 
 __all__ = ["Options", "cli", "main"]
 
 
 @click.command(
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    cls=SectionedCommand,
+    context_settings=CONTEXT_SETTINGS,
     epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
     "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
     "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec), "
@@ -239,6 +241,7 @@ def cli(**kwargs: Any) -> None:
     """
     o = Options(**{name: kwargs[name] for name in Options._fields if name in kwargs})
     check_conflicts(o)
+    check_values(o)
     with reported():
         if o.continue_session:
             from .log import continued
@@ -247,15 +250,15 @@ def cli(**kwargs: Any) -> None:
         if o.list_sessions:
             from .listings import list_sessions
 
-            list_sessions()
+            list_sessions(o.as_json)
         elif o.list_tools:
             from .listings import list_tools
 
-            list_tools()
+            list_tools(o.as_json)
         elif o.list_skills:
             from .listings import list_skills
 
-            list_skills()
+            list_skills(o.as_json)
         elif o.list_models:
             from .listings import list_models
             from .request import configured
@@ -315,15 +318,29 @@ def _dispatch(args: list[str]) -> int:
     command: click.Command = cli
     prog = "ore"
     args = optional_values(args)
+    if args[:1] == ["help"]:  # `ore help [TOPIC]`: help, never a prompt
+        try:
+            args = help_args(args[1:], SUBCOMMANDS)
+        except click.UsageError as exc:
+            exc.ctx = cli.make_context("ore", ["--help"], resilient_parsing=True)
+            exc.show()
+            return exc.exit_code
     if args[:1] and args[0] in SUBCOMMANDS:
         name = args[0]
         module = importlib.import_module(f"{__package__}.{name}")
         command, args, prog = getattr(module, name), args[1:], f"ore {name}"
     try:
-        command.main(args, prog_name=prog)
+        code = command.main(args, prog_name=prog, standalone_mode=False)
+    except click.ClickException as exc:  # every usage mistake, in one voice (exit 2)
+        in_one_voice(exc, args)
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:  # Ctrl-C or end of input outside a turn
+        sys.stderr.write("\n")
+        return EXIT_INTERRUPTED
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return 0
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
 #: What writing to a full, closed or vanished stdout raises. ORE's own file I/O is wrapped in

@@ -193,13 +193,16 @@ def silence_stdout() -> None:
 
 @contextlib.contextmanager
 def reported() -> Iterator[None]:
-    """Turn an OreError into one line on stderr and its exit code; nothing reaches stdout.
+    """Turn an OreError into one line on stderr and its exit code (a usage mistake, exit 2,
+    into click's usage error); nothing reaches stdout.
     Ctrl-C exits 130 with no traceback; lost output exits as the module docstring says."""
     try:
         yield
     except OutputLost as exc:
         raise click.exceptions.Exit(lost_exit(exc)) from exc
     except OreError as exc:
+        if exc.exit_code == 2:  # a usage mistake found late: the one usage shape, exit 2
+            raise click.UsageError(exc.message) from None
         report(exc)
         raise click.exceptions.Exit(exc.exit_code) from exc
     except KeyboardInterrupt:

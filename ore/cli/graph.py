@@ -16,11 +16,12 @@ from .graph_common import common as _common
 from .graph_common import emit as _emit
 from .graph_common import open_root as _open
 from .graph_judgment import JUDGMENT_COMMANDS, search_by_file
+from .help import CONTEXT_SETTINGS
 
 __all__ = ["graph"]
 
 
-@click.group(name="graph")
+@click.group(name="graph", context_settings=CONTEXT_SETTINGS)
 def graph() -> None:
     """Answer questions about a codebase: ranks, dependencies, symbols, cycles, and a
     reviewer's (duplicates, similar code, conventions, consistency, where code belongs).

@@ -23,6 +23,8 @@ __all__ = [
     "THINK_LEVELS",
     "Options",
     "check_conflicts",
+    "check_values",
+    "in_one_voice",
     "optional_values",
     "parse_grants",
     "parse_keep_alive",
@@ -217,6 +219,90 @@ def check_conflicts(o: Options) -> None:
         raise click.UsageError(
             "with --attach -, stdin holds the image: give the prompt as an argument."
         )
+
+
+
+def check_values(o: Options) -> None:
+    """The structured values (-o, --tool-arg, --tool, --grant, --think, --keep-alive) checked
+    before anything runs, so each mistake is a usage error (exit 2) with the valid choices."""
+    try:
+        parse_model_options(o.option)
+        parse_keep_alive(o.keep_alive)
+        parse_think(o.think, o.no_think)
+        args = parse_tool_args(o.tool_arg)
+        if o.grant:
+            parse_grants(o.grant)
+        if o.tool is not None:
+            _check_tool(o.tool, args)
+    except (OptionError, ToolError) as exc:
+        raise click.UsageError(exc.message) from None
+
+
+def _check_tool(name: str, args: dict[str, str]) -> None:
+    from ..tools import TOOL_REGISTRY
+
+    tool = TOOL_REGISTRY.get(name)
+    if tool is None:
+        known = ", ".join(sorted(TOOL_REGISTRY))
+        raise click.UsageError(f"unknown tool {_shown(name)} for --tool: use one of {known}")
+    known_args = tool.schema.get("properties", {})
+    if tool.schema.get("additionalProperties") is False:
+        for key in args:
+            if key not in known_args:
+                accepted = ", ".join(sorted(known_args)) or "none"
+                raise click.UsageError(
+                    f"--tool-arg {key}: tool '{name}' has no argument {key!r} "
+                    f"(it accepts: {accepted})"
+                )
+
+
+_QUOTED_FLAG = re.compile(r"'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)'")
+
+
+def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
+    """Make a usage error of click's speak as ORE's own do: flags unquoted, a value from the
+    environment named by its variable, a bad `--think LEVEL` named with its levels."""
+    if isinstance(exc, click.NoSuchOption):
+        exc.message, exc.possibilities = exc.format_message(), None  # "Did you mean --x?"
+    exc.message = _QUOTED_FLAG.sub(r"\1", exc.message)
+    if not isinstance(exc, click.UsageError) or exc.ctx is None:
+        return
+    if isinstance(exc, click.BadParameter):
+        param = exc.param or _param_hinted(exc.ctx, exc.param_hint)
+        if param is not None:
+            flags = " / ".join(param.opts)
+            source = exc.ctx.get_parameter_source(param.name or "")
+            envvar = getattr(param, "envvar", None)
+            if source is click.core.ParameterSource.ENVIRONMENT and isinstance(envvar, str):
+                exc.param_hint = f"the environment variable {envvar} (for {flags})"
+            elif exc.param_hint is None:
+                exc.param_hint = flags
+        return
+    if exc.message.startswith("Got unexpected extra argument"):
+        level = _bad_think_level(args)
+        if level is not None:
+            exc.message = (
+                f"--think {_shown(level)} is not a level: use {', '.join(THINK_LEVELS)}, or "
+                "--think alone before the prompt"
+            )
+
+
+def _param_hinted(ctx: click.Context, hint: object) -> click.Parameter | None:
+    if not isinstance(hint, str):
+        return None
+    return next((p for p in ctx.command.params if hint in p.opts), None)
+
+
+def _bad_think_level(args: list[str]) -> str | None:
+    """The word after a bare `--think` when it is not a level (`--think extreme "q"`)."""
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--":
+            return None
+        if arg == "--think=on" and i + 1 < len(args):
+            following = args[i + 1]
+            if not following.startswith("-") and following not in THINK_LEVELS:
+                return following
+    return None
 
 
 def parse_tool_args(values: Iterable[str]) -> dict[str, str]:

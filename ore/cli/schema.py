@@ -6,11 +6,12 @@ import click
 
 from ..artifacts import ARTIFACT_VERSION, SUPPORTED_VERSIONS, schema_text
 from .console import out, reported
+from .help import CONTEXT_SETTINGS
 
 __all__ = ["schema"]
 
 
-@click.group(name="schema", context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="schema", context_settings=CONTEXT_SETTINGS)
 def schema() -> None:
     """Print the JSON Schemas of ORE's data formats, to validate them without ORE."""
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .console import is_terminal, note, out, print_json, reported, visible
+from .help import CONTEXT_SETTINGS
 
 if TYPE_CHECKING:
     from ..store import FileSessionStore
@@ -30,10 +31,7 @@ def _store() -> FileSessionStore:
     return session_store()
 
 
-@click.group(
-    name="session",
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
+@click.group(name="session", context_settings=CONTEXT_SETTINGS)
 def session() -> None:
     """Manage saved sessions ($ORE_HOME/sessions): list, show, fork, rm, rename, export.
 

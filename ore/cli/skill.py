@@ -9,11 +9,12 @@ import click
 
 from ..errors import OreError
 from .console import out, report, visible
+from .help import CONTEXT_SETTINGS
 
 __all__ = ["skill"]
 
 
-@click.group(name="skill", context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="skill", context_settings=CONTEXT_SETTINGS)
 def skill() -> None:
     """Check skills against the Agent Skills specification (agentskills.io)."""
 

@@ -100,7 +100,7 @@ def _size(n: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift and n % (1 << shift) == 0:
             return f"{n >> shift} {unit}"
-    return f"{n} bytes"
+    return f"{n:,} byte" + ("" if n == 1 else "s")
 
 
 def _read_all(

@@ -319,7 +319,7 @@ def test_colour_follows_no_color_only_when_set_and_never_on_a_dumb_terminal(
     ore_env, extra, coloured
 ) -> None:
     env = {**{k: v for k, v in ore_env.items() if k != "NO_COLOR"}, "TERM": "xterm", **extra}
-    code, output = _at_a_terminal(["--grant", "bogus", "hi"], env)
+    code, output = _at_a_terminal(["--skill", "bogus", "hi"], env)
     assert code == 1
     assert (b"\x1b[" in output) is coloured, output
 

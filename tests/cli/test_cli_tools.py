@@ -141,13 +141,13 @@ def test_a_granted_read_file_injects_the_file(fake_ollama, ore_env, work) -> Non
 @pytest.mark.parametrize(
     "args, code, expected",
     [
-        (["--grant", "everything"], 1, "filesystem-read, filesystem-write, shell, network"),
+        (["--grant", "everything"], 2, "filesystem-read, filesystem-write, shell, network"),
         (["--tool", "echo", "--tool-arg", "no-equals"], 2, "KEY=VALUE"),
         (["--tool", "echo", "--tool-arg", "text=a", "--tool-arg", "text=b"], 2, "more than once"),
-        (["--tool", "nosuch"], 1, "unknown tool 'nosuch'"),
+        (["--tool", "nosuch"], 2, "unknown tool 'nosuch'"),
         (
             ["--tool", "read-file", "--tool-arg", "bogus=1", "--grant", "filesystem-read"],
-            1,
+            2,
             "no argument 'bogus'",
         ),
         (["--tool", "read-file", "--grant", "filesystem-read"], 1, "missing the argument 'path'"),
