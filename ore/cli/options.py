@@ -221,7 +221,6 @@ def check_conflicts(o: Options) -> None:
         )
 
 
-
 def check_values(o: Options) -> None:
     """The structured values (-o, --tool-arg, --tool, --grant, --think, --keep-alive) checked
     before anything runs, so each mistake is a usage error (exit 2) with the valid choices."""
