@@ -334,13 +334,14 @@ def _size(path: Any) -> int:
     return total
 
 
-def logging_enabled(no_log: bool = False) -> bool:
-    """Whether a turn is logged: not with `--no-log`, nor with `log = false` in the config."""
+def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
+    """Whether a turn is logged: not with `--no-log`, nor with `log = false` in the config
+    file (which `--no-config` sets aside: the default, on, then holds)."""
     if no_log:
         return False
     from ..config import load_config
 
-    return bool(load_config().log)
+    return bool(load_config(ignore=no_config).log)
 
 
 def keep_turn(result: TurnResult) -> None:
@@ -371,7 +372,7 @@ def continued(o: Options) -> Options:
         if is_terminal(sys.stderr):
             note(line)
 
-    if not logging_enabled(o.no_log):
+    if not logging_enabled(o.no_log, o.no_config):
         name = latest_session()
         told(f"--continue: the turn log is off, so going on in the session written last, '{name}'")
         return o._replace(resume_session=name)

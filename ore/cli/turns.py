@@ -48,7 +48,8 @@ def run_and_show(
     from .log import keep_turn, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
 
-    logged = logging_enabled(o.no_log)  # the log keeps the artifact: build it ("-": not written)
+    # The log keeps the turn's artifact: have it built ("-": built, not written).
+    logged = logging_enabled(o.no_log, o.no_config)
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
