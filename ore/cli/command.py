@@ -247,6 +247,10 @@ def cli(**kwargs: Any) -> None:
             from .log import continued
 
             o = continued(o)
+        if o.resume_session is not None:
+            from .session import require_saved
+
+            require_saved(o.resume_session)
         if o.list_sessions:
             from .listings import list_sessions
 

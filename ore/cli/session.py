@@ -22,13 +22,25 @@ from .help import CONTEXT_SETTINGS
 if TYPE_CHECKING:
     from ..store import FileSessionStore
 
-__all__ = ["session"]
+__all__ = ["require_saved", "session"]
 
 
 def _store() -> FileSessionStore:
     from ..sessions import session_store
 
     return session_store()
+
+
+def require_saved(name: str) -> None:
+    """Session `name` exists; else the error names the closest saved names ("did you mean
+    work?"), as every command that takes a session name does. One `lstat`: nothing is read."""
+    import os
+
+    from ..sessions import load
+
+    store = _store()
+    if not os.path.lexists(store.path(name)):
+        load(store, name)  # raises: no session named NAME; did you mean ...
 
 
 @click.group(name="session", context_settings=CONTEXT_SETTINGS)

@@ -310,7 +310,16 @@ def test_a_missing_name_is_exit_1_with_the_closest_names(fake_ollama, ore_env) -
         result = ore("session", *args, env=ore_env)
         assert result.returncode == 1, args
         assert "did you mean release-notes?" in one_line_error(result)
+    for args in (
+        ["--resume-session", "release-note", "q"],
+        ["--resume-session", "release-note", "--save-session", "other", "q"],
+        ["-c", "--resume-session", "release-note"],
+    ):
+        result = ore(*args, env=ore_env)
+        assert result.returncode == 1, args
+        assert "did you mean release-notes?" in one_line_error(result)
     assert session_file(ore_env, "release-notes").exists()
+    assert len(fake_ollama.chat_requests()) == 1  # the one save_turns made
 
 
 @pytest.mark.parametrize(
