@@ -137,7 +137,7 @@ class Setting(NamedTuple):
 class Settings:
     """What a turn uses, each value with its origin (`settle`).
 
-    :param key_env: the variable holding the key for the file's address, set only when the
+    :param api_key_env: the variable holding the key for the file's address, set only when the
         turn goes to the address the file configured (a key stays bound to its address).
     """
 
@@ -147,7 +147,7 @@ class Settings:
     keep_alive: Setting
     system: Setting
     options: Setting
-    key_env: Setting
+    api_key_env: Setting
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         return {name: getattr(self, name).to_dict() for name in self.__slots__}
@@ -214,7 +214,7 @@ def settle(
         keep_alive=pick(keep_alive, "--keep-alive", "keep_alive", config.keep_alive),
         system=pick(system, "--system", "system", config.system),
         options=options,
-        key_env=key_env,
+        api_key_env=key_env,
     )
 
 

@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 #: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.
-SUBCOMMANDS = ("graph", "mcp", "session", "schema", "skill", "log")
+SUBCOMMANDS = ("graph", "mcp", "session", "schema", "skill", "log", "config", "models")
 
 
 def _dispatch(args: list[str]) -> int:

@@ -69,7 +69,7 @@ def configured(o: Options, *, replay: bool = False) -> Options:
     server_only = {
         "backend": found.backend.value if found.backend.origin != "default" else None,
         "base_url": found.base_url.value if found.base_url.origin in ("flag", "file") else None,
-        "key_env": found.key_env.value,
+        "key_env": found.api_key_env.value,
         "settings": found,
     }
     if replay:

@@ -1,0 +1,126 @@
+"""`ore config ...`: the user's defaults in `$ORE_HOME/config.toml`, shown with where each value
+comes from, set one key at a time, or edited whole. `path` and `edit` work on a broken file
+(that is when they are needed); `show` and `set` name its broken line."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from .console import out, reported, visible
+from .help import CONTEXT_SETTINGS
+
+__all__ = ["config"]
+
+
+@click.group(name="config", context_settings=CONTEXT_SETTINGS)
+def config() -> None:
+    """Your defaults (model, backend, address, options, aliases ...) in $ORE_HOME/config.toml.
+
+    Which value wins: a flag, then the environment, then this file, then ORE's built-in.
+
+    \b
+    Examples:
+      ore config set model llama3.2
+      ore config set aliases.fast llama3.2:1b     # then: ore -m fast "q"
+      ore config set options.temperature 0.2
+      ore config show
+    """
+
+
+@config.command(name="show")
+@click.option("--json", "-j", "as_json", is_flag=True, help="One JSON object on stdout.")
+@click.option("--no-config", is_flag=True, help="Show what applies without the file.")
+def show(as_json: bool, no_config: bool) -> None:
+    """Each value a turn would use, with where it comes from (environment, file, default)."""
+    from ..config import load_config, settle
+
+    with reported():
+        loaded = load_config(ignore=no_config)
+        found = settle(loaded)
+        rows = _rows(found.to_dict(), loaded.aliases, loaded.log, str(loaded.source or "built-in"))
+    if as_json:
+        from .tables import emit_table
+
+        emit_table(("Key", "Value", "Origin", "Source"), [], as_json=True, records=rows)
+        return
+    from .tables import emit_table
+
+    emit_table(
+        ("Key", "Value", "Origin", "Source"),
+        [(r["key"], _shown(r["value"]), r["origin"], r["source"]) for r in rows],
+    )
+
+
+def _rows(
+    settings: dict[str, dict[str, Any]], aliases: Any, log: bool, source: str
+) -> list[dict[str, Any]]:
+    rows = [{"key": key, **value} for key, value in settings.items()]
+    file_or_default = "file" if source != "built-in" else "default"
+    rows.append({"key": "log", "value": log, "origin": file_or_default, "source": source})
+    rows += [
+        {"key": f"aliases.{name}", "value": model, "origin": "file", "source": source}
+        for name, model in aliases.items()
+    ]
+    return rows
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+@config.command(name="set")
+@click.argument("key")
+@click.argument("value")
+def set_value(key: str, value: str) -> None:
+    """Set KEY to VALUE (KEY: model, backend, base_url, keep_alive, system, api_key_env, log,
+    options.NAME, aliases.NAME); an empty VALUE ('') removes the key. Other keys are kept."""
+    from ..config import set_config_value
+
+    with reported():
+        path = set_config_value(key, value)
+    out(visible(f"{key} set in {path}" if value else f"{key} removed from {path}"))
+
+
+@config.command(name="path")
+def path() -> None:
+    """Print where the config file is (whether or not it exists)."""
+    from ..config import config_path
+
+    out(visible(str(config_path())))
+
+
+@config.command(name="edit")
+def edit() -> None:
+    """Open the config file in $VISUAL or $EDITOR (vi if neither is set), then check it."""
+    import shlex
+    import subprocess
+
+    from ..config import config_path, load_config
+    from ..errors import OreError
+
+    where = config_path()
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with reported():
+        try:
+            where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not where.exists():
+                from .._fs import atomic_write
+
+                atomic_write(where, b"# ORE's defaults: see 'ore config --help'\n", mode=0o600)
+            code = subprocess.call([*shlex.split(editor), str(where)])
+        except (OSError, ValueError) as exc:
+            raise OreError(
+                f"cannot open {where} in '{editor}' ({exc}); set VISUAL or EDITOR to an editor"
+            ) from exc
+        if code != 0:
+            raise OreError(f"the editor '{editor}' exited with {code}; the file is as it left it")
+        load_config()  # a mistake is one line naming its line, now rather than at the next turn
