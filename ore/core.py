@@ -57,9 +57,8 @@ def render_skill(skill: ActiveSkill) -> str:
 
 def render_tool_result(result: ToolResult) -> str:
     """A tool's (or an upstream artifact's) output as the marked block the user message carries."""
-    return _block(
-        "Artifact" if result.kind == "artifact" else "Tool", result.tool_name, result.output
-    )
+    kind = {"artifact": "Artifact", "file": "File"}.get(result.kind, "Tool")
+    return _block(kind, result.tool_name, result.output)
 
 
 def build_messages(

@@ -364,7 +364,8 @@ class ToolResult:
     """The output of one tool run (or one upstream artifact): turn-scoped, never stored.
 
     `kind` says where the text came from, so the model can tell it apart from the user's words:
-    the core renders it as "[Tool:NAME]" or "[Artifact:NAME]" above the output.
+    the core renders it as "[Tool:NAME]", "[Artifact:NAME]" or "[File:NAME]" (a `-f` file)
+    above the output.
     """
 
     tool_name: str
@@ -373,7 +374,7 @@ class ToolResult:
     id: str = field(default_factory=new_id)
     timestamp: float = field(default_factory=now)
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    kind: Literal["tool", "artifact"] = "tool"
+    kind: Literal["tool", "artifact", "file"] = "tool"
 
     def to_dict(self) -> dict[str, Any]:
         return {

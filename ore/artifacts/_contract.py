@@ -190,8 +190,9 @@ class ExecutionArtifact:
             raise ArtifactError(f"{name} is not valid {version}: {detail}") from exc
 
 
-#: The v3 `input` fields that record the turn controls.
-_CONTROLS = ("options", "keep_alive", "schema", "think", "images")
+#: The v3 `input` fields that record the turn controls (and the `-f` files: name, size,
+#: sha256; readers tolerate unknown keys, so an older reader passes them over).
+_CONTROLS = ("options", "keep_alive", "schema", "think", "images", "files")
 
 
 def _names(names: tuple[str, ...] | None, v1: bool) -> list[str] | None:
@@ -258,6 +259,7 @@ def build_artifact(
     parent: ExecutionArtifact | None = None,
     relation: Relation | None = None,
     continuation: Continuation | None = None,
+    files: Sequence[Mapping[str, Any]] = (),
 ) -> ExecutionArtifact:
     """The artifact of one executed turn; `turn.sent` is recorded as the exact messages sent.
 
@@ -266,6 +268,8 @@ def build_artifact(
     :param parent: the artifact this turn was replayed or chained from (None for a root).
     :param relation: "replay" or "chain"; default "chain" with a parent, else "root".
     :param continuation: declared by the caller; the content is never inspected for it.
+    :param files: the `-f` files' records (name, size, sha256), written as v3 `input.files`;
+        their text is in the messages sent.
     """
     if relation is None:
         relation = "chain" if parent is not None else "root"
@@ -284,5 +288,5 @@ def build_artifact(
         backend=backend,
         parent_execution_id=parent.execution_id if parent is not None else None,
         relation=relation,
-        controls=turn.options.to_dict(),
+        controls={**turn.options.to_dict(), **({"files": list(files)} if files else {})},
     )

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..turn import ContextPlan, Server
+    from ..turn.context import ContextFile
     from ..turn_types import TurnOptions
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "configured",
     "context_of",
     "controls_of",
+    "files_of",
     "server_of",
     "system_of",
     "with_origins",
@@ -120,6 +122,30 @@ def server_of(o: Options, recorded: tuple[str, str | None] | None = None) -> Ser
     )
 
 
+def files_of(o: Options) -> tuple[ContextFile, ...]:
+    """The `-f` files, read and checked (regular files only, size-capped, text) before any
+    request or session file; `-` reads stdin once (then it is not the prompt)."""
+    if not o.file:
+        return ()
+    from ..errors import OreError
+    from ..turn.context import MAX_FILE_BYTES, context_file, read_context_file
+
+    if o.file.count("-") > 1 or ("-" in o.file and "-" in (o.attach or ())):
+        raise OreError("stdin can be read once: give '-' to one -f or -a only")
+    files = []
+    for path in o.file:
+        if path != "-":
+            files.append(read_context_file(path))
+            continue
+        import sys
+
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None or sys.stdin.isatty():
+            raise OreError("-f - reads a file from stdin, but nothing is piped in")
+        files.append(context_file("-", stream.read(MAX_FILE_BYTES + 1)))
+    return tuple(files)
+
+
 def system_of(flag: str | None) -> str | None:
     """The persona (data in ore/prompts/aya.txt), or --system TEXT (`''`: none at all)."""
     if flag is not None:
@@ -168,7 +194,8 @@ def prompt_and_piped(o: Options) -> tuple[str, str | None]:
     from .console import note
     from .stdin import MAX_INPUT, prompt_stdin
 
-    image_on_stdin = "-" in (o.attach or ())  # then stdin holds the image, not text
+    # Then stdin holds the image or the -f file, not the prompt.
+    image_on_stdin = "-" in (o.attach or ()) or "-" in (o.file or ())
     limit = parse_size(o.max_input, "--max-input") if o.max_input else MAX_INPUT
     piped = (
         None

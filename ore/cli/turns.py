@@ -16,6 +16,7 @@ from .options import Options
 from .request import (
     context_of,
     controls_of,
+    files_of,
     prompt_and_piped,
     server_of,
     system_of,
@@ -109,6 +110,7 @@ def single_turn(o: Options) -> None:
     if not prompt:
         raise OreError("the prompt is empty: give one as an argument or pipe text on stdin")
     plan = context_of(o)  # before the session: a refused tool leaves no new session file
+    files = files_of(o)
     server = server_of(o)
     controls = controls_of(o, server)
     conversation = conversation_of(o, create=not o.dry_run)
@@ -120,6 +122,7 @@ def single_turn(o: Options) -> None:
         controls=controls,
         context=plan,
         piped=piped,
+        files=files,
         conversation=conversation,
         artifact_out=o.artifact_out,
         artifact_version=o.artifact_version,

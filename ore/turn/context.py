@@ -20,9 +20,135 @@ from ..turn_types import RoutingDecision, TurnContext
 
 if TYPE_CHECKING:
     from ..tools import Tool
-    from ..types import SkillMetadata
+    from ..types import SkillMetadata, ToolResult
 
-__all__ = ["ContextPlan", "gather", "plan_context"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "ContextFile",
+    "ContextPlan",
+    "check_recorded_files",
+    "context_file",
+    "file_results",
+    "gather",
+    "plan_context",
+    "read_context_file",
+]
+
+#: The most one `-f` file may hold: text for a prompt, not a data set.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Image formats by their first bytes: such a file is pointed to `--attach`.
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFile:
+    """A text file sent with one turn (`-f PATH`): naming it on the command line is the
+    permission to send it. Turn-scoped like a tool's output (a marked block at the head of the
+    user message, never stored in a session); an artifact records `record()`, never the text.
+
+    :param name: the path as given ("-" for stdin).
+    """
+
+    name: str
+    text: str = field(repr=False)
+    size: int
+    sha256: str
+
+    @property
+    def label(self) -> str:
+        """The block's name: the file and its size, so the model knows what it reads."""
+        return f"{'stdin' if self.name == '-' else self.name} ({self.size} bytes)"
+
+    def record(self) -> dict[str, object]:
+        return {"name": self.name, "size": self.size, "sha256": self.sha256}
+
+
+def context_file(name: str, data: bytes) -> ContextFile:
+    """`data` (read from `name`) as a context file, once checked: at most MAX_FILE_BYTES, text
+    (UTF-8 without NUL bytes); an image is pointed to `--attach`.
+
+    :raises OreError: one line naming the file and what to do.
+    """
+    from ..errors import OreError
+
+    shown = "stdin" if name == "-" else f"'{name}'"
+    if len(data) > MAX_FILE_BYTES:
+        raise OreError(
+            f"cannot send {shown} with -f: it is larger than {MAX_FILE_BYTES >> 20} MiB; "
+            "send a part of it (head, sed -n) on stdin or with -f"
+        )
+    if data.startswith(_IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        raise OreError(f"cannot send {shown} with -f: it is an image; attach it with -a {name}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise OreError(
+            f"cannot send {shown} with -f: it is not UTF-8 text (byte {exc.start}); "
+            "convert it (iconv) or send a text file"
+        ) from None
+    if "\0" in text:
+        raise OreError(f"cannot send {shown} with -f: it is binary (it holds NUL bytes)")
+    import hashlib
+
+    return ContextFile(name, text, len(data), hashlib.sha256(data).hexdigest())
+
+
+def read_context_file(path: str) -> ContextFile:
+    """The regular file at `path` as a context file (`context_file`); a FIFO, device or folder
+    is refused, never waited on (`ore._fs`).
+
+    :raises OreError: one line naming the file.
+    """
+    from .._fs import NotRegularFile, os_error_words, read_regular
+    from ..errors import OreError
+
+    try:
+        data = read_regular(path, limit=MAX_FILE_BYTES, follow_symlinks=True)
+    except FileNotFoundError:
+        raise OreError(f"cannot send '{path}' with -f: there is no such file") from None
+    except NotRegularFile as exc:
+        raise OreError(f"cannot send '{path}' with -f: it {os_error_words(exc)}") from None
+    except (OSError, ValueError) as exc:
+        raise OreError(f"cannot send '{path}' with -f: {os_error_words(exc)}") from None
+    return context_file(path, data)
+
+
+def file_results(files: Iterable[ContextFile]) -> tuple[ToolResult, ...]:
+    """Each file as the marked block the user message carries (`[File:NAME (N bytes)]`)."""
+    from ..types import ToolResult
+
+    return tuple(ToolResult(tool_name=f.label, output=f.text, kind="file") for f in files)
+
+
+def check_recorded_files(records: object) -> None:
+    """A replay's recorded `-f` files (`input.files`: name, size, sha256) read again and
+    compared: the recorded messages hold their text, and a replay is refused when a file
+    changed since, as an attached image's is. An artifact is data from anywhere: a malformed
+    record is refused too.
+
+    :raises OreError: a file that changed, is gone, was read from stdin, or a bad record.
+    """
+    from ..errors import ArtifactError, OreError
+
+    if not records:
+        return
+    if not isinstance(records, list | tuple):
+        raise ArtifactError("the artifact's input.files is not a list")
+    for record in records:
+        if not isinstance(record, dict) or not isinstance(record.get("name"), str):
+            raise ArtifactError("the artifact's input.files holds an entry without a name")
+        name = record["name"]
+        if name == "-":
+            raise OreError(
+                "the artifact's -f file was read from stdin, which ORE cannot read again; chain "
+                "from the artifact with a new prompt and -f instead"
+            )
+        current = read_context_file(name)
+        if current.sha256 != record.get("sha256"):
+            raise OreError(
+                f"the file '{name}' changed since the artifact was recorded (its sha256 "
+                "differs); restore it, or chain from the artifact with a new prompt and -f"
+            )
 
 
 @dataclass(frozen=True, slots=True)

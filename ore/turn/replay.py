@@ -101,6 +101,10 @@ def replay_request(
 
     system = fields.pop("system", persona())
     plan = plan_turn(parent, prompt, system=system)
+    if prompt is None:  # the recorded messages hold the -f files' text: refused if they changed
+        from .context import check_recorded_files
+
+        check_recorded_files(parent.controls.get("files"))
     recorded = parent.backend
     server = fields.pop("server", Server())
     if recorded is not None and server.recorded is None:

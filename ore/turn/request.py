@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
-from .context import ContextPlan
+from .context import ContextFile, ContextPlan
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation
@@ -89,6 +89,9 @@ class TurnRequest:
     :param tool_results: context already gathered, sent before the plan's (an artifact's
         answer when chaining).
     :param piped: text read from stdin, which some tools take as an argument.
+    :param files: text files sent as context (`-f`), each a marked block before the tool
+        output at the head of the user message; turn-scoped, recorded in the artifact by name,
+        size and sha256.
     :param conversation: the session the turn continues and is saved to; None: a lone turn.
     :param artifact_out: build the execution artifact and write it to this path; "-" builds
         it without writing (the caller prints it); None: no artifact.
@@ -106,6 +109,7 @@ class TurnRequest:
     context: ContextPlan = field(default_factory=ContextPlan)
     tool_results: tuple[ToolResult, ...] = ()
     piped: str | None = None
+    files: tuple[ContextFile, ...] = ()
     conversation: Conversation | None = None
     artifact_out: str | None = None
     artifact_version: str | None = None

@@ -45,6 +45,10 @@ def _context(
     )
     if request.tool_results:
         ctx = replace(ctx, tool_results=request.tool_results + ctx.tool_results)
+    if request.files:
+        from .context import file_results
+
+        ctx = replace(ctx, tool_results=file_results(request.files) + ctx.tool_results)
     return ctx
 
 
@@ -242,4 +246,5 @@ def _artifact(
         skills=[s.name for s in ctx.skills],
         parent=request.parent,
         relation=request.relation,
+        files=[f.record() for f in request.files],
     )

@@ -1,0 +1,95 @@
+"""-f/--file through real processes: each file a named, sized block in the turn's user
+message; refused before any request when not a regular text file; recorded in the artifact
+(name, size, sha256) and a replay refused when the file changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests._cli import one_line_error, run_ore
+
+
+def _user_message(fake_ollama) -> str:
+    return fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
+
+
+def test_each_file_is_a_named_sized_block_before_the_prompt(ore_env, fake_ollama, tmp_path) -> None:
+    a = tmp_path / "a.txt"
+    a.write_text("alpha\n", encoding="utf-8")
+    b = tmp_path / "b.py"
+    b.write_text("print('b')", encoding="utf-8")
+    result = run_ore("-f", str(a), "--file", str(b), "compare", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert _user_message(fake_ollama) == (
+        f"[File:{a} (6 bytes)]\nalpha\n[/File:{a} (6 bytes)]\n\n"
+        f"[File:{b} (10 bytes)]\nprint('b')\n[/File:{b} (10 bytes)]\n\ncompare"
+    )
+    # Turn-scoped like a tool's output: a saved session keeps only the user's words.
+    saved = run_ore("-f", str(a), "--save-session", "s", "q", env=ore_env)
+    assert saved.returncode == 0, saved.stderr
+    session = json.loads((Path(ore_env["ORE_HOME"]) / "sessions" / "s.json").read_text())
+    assert session["messages"][0]["content"] == "q"
+
+
+def test_dash_reads_the_file_from_stdin_and_not_the_prompt(ore_env, fake_ollama) -> None:
+    result = run_ore("-f", "-", "summarize", env=ore_env, input="piped text\n")
+    assert result.returncode == 0, result.stderr
+    assert _user_message(fake_ollama) == (
+        "[File:stdin (11 bytes)]\npiped text\n[/File:stdin (11 bytes)]\n\nsummarize"
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (
+            lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 20),
+            "it is an image; attach it with -a",
+        ),
+        (lambda p: p.write_bytes(b"\xff\xfe\x00bad"), "not UTF-8 text"),
+        (lambda p: p.write_bytes(b"text\0more"), "binary"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: os.mkfifo(p), "not a regular file (a FIFO)"),
+        (lambda p: None, "no such file"),
+        (lambda p: p.write_bytes(b"x" * (4 * 1024 * 1024 + 1)), "larger than 4 MiB"),
+    ],
+    ids=["image", "not-utf8", "nul", "folder", "fifo", "missing", "too-large"],
+)
+def test_what_is_not_a_text_file_is_one_line_before_any_request(
+    ore_env, fake_ollama, tmp_path, make, words
+) -> None:
+    path = tmp_path / "f"
+    make(path)
+    result = run_ore("-f", str(path), "--save-session", "never", "q", env=ore_env, timeout=10)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert words in line and str(path) in line, line
+    assert fake_ollama.chat_requests() == []
+    assert not (Path(ore_env["ORE_HOME"]) / "sessions" / "never.json").exists()
+
+
+def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# notes\n", encoding="utf-8")
+    artifact = tmp_path / "run.json"
+    made = run_ore("-f", str(notes), "q", "--artifact-out", str(artifact), env=ore_env)
+    assert made.returncode == 0, made.stderr
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    digest = hashlib.sha256(b"# notes\n").hexdigest()
+    assert data["input"]["files"] == [{"name": str(notes), "size": 8, "sha256": digest}]
+    assert "# notes" in data["input"]["messages"][-1]["content"]
+    again = run_ore("--artifact-in", str(artifact), env=ore_env)
+    assert again.returncode == 0, again.stderr
+    fake_ollama.clear_requests()
+    notes.write_text("# notes, edited\n", encoding="utf-8")
+    refused = run_ore("--artifact-in", str(artifact), env=ore_env)
+    assert refused.returncode == 1
+    assert "'" + str(notes) + "' changed since the artifact was recorded" in one_line_error(refused)
+    assert fake_ollama.chat_requests() == []
