@@ -17,12 +17,12 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from ..errors import ModelNotFound, NoModels, OreError, ServerUnreachable
+from ..errors import OreError
 from .console import OutputLost, is_terminal
 
-__all__ = ["EXIT_COMMANDS", "Joiner", "Prompt", "read_lines", "run_repl"]
+__all__ = ["EXIT_COMMANDS", "Completer", "Joiner", "Prompt", "read_lines", "run_repl"]
 
 #: Lines that end a REPL (case-insensitive). The bare words are upstream's; the slashed ones are
 #: what users of `ollama run` and `llm chat` type.
@@ -88,13 +88,23 @@ class Joiner:
         return Prompt(text.strip("\n"))
 
 
-def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
+#: Tab completion: given the line before the word being typed and that word, the candidates.
+Completer = Callable[[str, str], list[str]]
+
+
+def _readline_lines(
+    prompt: str, history: Path | None, complete: Completer | None = None
+) -> Iterator[str]:
     try:
         import readline
     except ImportError:  # pragma: no cover - readline is missing on some builds
         readline = None  # type: ignore[assignment]
     if history is not None and not _regular_or_missing(history):
         history = None  # a FIFO or device there would block readline: no history this time
+    if readline is not None:
+        _eight_bit(readline)
+        if complete is not None:
+            _completion(readline, complete)
     if readline is not None and history is not None:
         with contextlib.suppress(OSError):
             readline.read_history_file(history)
@@ -124,6 +134,40 @@ def _readline_lines(prompt: str, history: Path | None) -> Iterator[str]:
                 pass
 
 
+def _eight_bit(readline: Any) -> None:
+    """Let readline take every byte a person types as text, whatever the locale.
+
+    In a locale that cannot encode what is typed (`LC_ALL=C`, `POSIX`), GNU readline reads a
+    byte with the eighth bit set as Meta plus a key: the `ü` of `über` became Meta-C Meta-<,
+    and Meta-< fetched the first line of the history, so a prompt the user did not type was
+    sent. With these three settings the bytes arrive as typed (Python decodes them as UTF-8
+    there); in a UTF-8 locale they are readline's defaults already."""
+    if "libedit" in (readline.__doc__ or ""):
+        return  # libedit has no meta conversion
+    for setting in ("set input-meta on", "set convert-meta off", "set output-meta on"):
+        readline.parse_and_bind(setting)
+
+
+def _completion(readline: Any, complete: Completer) -> None:
+    """Tab completes with `complete`; words are split at white space only, so `/save` and a
+    session name `work-b` are each one word."""
+
+    def completer(text: str, state: int) -> str | None:
+        if state == 0:
+            before = readline.get_line_buffer()[: readline.get_begidx()]
+            completer.found = complete(before, text)  # type: ignore[attr-defined]
+        found: list[str] = completer.found  # type: ignore[attr-defined]
+        return found[state] if state < len(found) else None
+
+    completer.found = []  # type: ignore[attr-defined]
+    readline.set_completer_delims(" \t\n")
+    readline.set_completer(completer)
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+
+
 def _regular_or_missing(path: Path) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
@@ -144,11 +188,14 @@ def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool) -> Iterator[str
         yield line.rstrip("\r\n")
 
 
-def read_lines(prompt: str = "> ", *, history: Path | None = None) -> Iterator[str]:
-    """Lines typed by the user: readline editing when stdin and stdout are terminals, else plain
-    lines from stdin (the prompt then goes to stderr, and only when stdin is a terminal)."""
+def read_lines(
+    prompt: str = "> ", *, history: Path | None = None, complete: Completer | None = None
+) -> Iterator[str]:
+    """Lines typed by the user: readline editing (Tab completing with `complete`) when stdin
+    and stdout are terminals, else plain lines from stdin (the prompt then goes to stderr, and
+    only when stdin is a terminal)."""
     if is_terminal(sys.stdin) and is_terminal(sys.stdout):
-        return _readline_lines(prompt, history)
+        return _readline_lines(prompt, history, complete)
     return _piped_lines(sys.stdin, prompt, show_prompt=is_terminal(sys.stdin))
 
 
@@ -159,14 +206,16 @@ def run_repl(
     report: Callable[[OreError], None],
     keep_going: bool,
     command: Callable[[str], None] | None = None,
+    failed: Callable[[OreError], None] | None = None,
 ) -> int:
     """Feed each non-empty line to `turn` until an exit command or the end of input; a line
     starting with `/` goes to `command` instead (`//` sends a literal `/`).
 
     A failed turn or command is reported; with `keep_going` (a person at a terminal) the loop
-    goes on, otherwise (a script) it stops with exit code 1, so a pipeline notices. An
-    unreachable or misconfigured server ends the loop either way: every further turn would fail
-    the same way. Ctrl-C during a reply cancels that reply only. Returns the exit code.
+    goes on, otherwise (a script) it stops with the error's exit code, so a pipeline notices.
+    An unreachable or misconfigured server too: at a terminal the person may wait for it, or
+    keep what is in memory (/save). `failed` hears of each failed turn (not of a refused slash
+    command). Ctrl-C during a reply cancels that reply only. Returns the exit code.
     """
     for raw in lines:
         literal = isinstance(raw, Prompt)
@@ -188,11 +237,10 @@ def run_repl(
             sys.stderr.write("(reply cancelled; the session is as it was before this turn)\n")
         except OutputLost:
             raise  # stdout is gone: nothing more can be shown, so the REPL ends (reported())
-        except (ServerUnreachable, ModelNotFound, NoModels) as exc:
-            report(exc)
-            return exc.exit_code
         except OreError as exc:
             report(exc)
+            if act is turn and failed is not None:
+                failed(exc)
             if not keep_going:
                 return exc.exit_code
     return 0
