@@ -45,7 +45,7 @@ _FAULTS_OFF |= {"redirect": None, "drip_headers": None}
 ENDLESS_LIMIT = (256 * 1024 * 1024, 60.0)  # an `endless` reply stops after this many bytes or s
 _KNOBS = frozenset(
     {"models", "reply", "pieces", "done_reason", "prompt_eval_count", "thinking", "fault_count"}
-    | {"context_length", "nan_counts"}
+    | {"context_length", "nan_counts", "pace"}
     | set(_FAULTS_OFF)
 )
 
@@ -309,6 +309,9 @@ class _Handler(BaseHTTPRequestHandler):
         for part in parts[:cut]:
             piece = {**head, "message": {"role": "assistant", "content": part}, "done": False}
             self._chunk(json.dumps(piece).encode() + b"\n")
+            if cfg["pace"] and stopping.wait(cfg["pace"]):  # a slow model: seconds per piece
+                self._drop()
+                return
         if drop:  # no final chunk, no terminating zero-length chunk
             self._drop()
             return
@@ -409,6 +412,7 @@ class FakeOllama:
         self.redirect: tuple[int, str] | None = None
         self.drip_headers: float | None = None
         self.nan_counts = False
+        self.pace = 0.0  # seconds between streamed pieces (a slow model)
         self.fault_count: int | None = None
         self.version = version
         self.log_path = log_path

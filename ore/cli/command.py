@@ -8,6 +8,8 @@ Only click and the small `options`/`console` modules load at start-up, so `ore -
 
 from __future__ import annotations
 
+import _signal  # not `signal`: building its enums costs 0.8 ms of every start
+import contextlib
 import errno
 import importlib
 import sys
@@ -296,22 +298,61 @@ def cli(**kwargs: Any) -> None:
 def main(argv: list[str] | None = None) -> None:
     """The `ore` command: `ore graph|session|schema|skill ...` go to their subcommands.
 
-    Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 141 stdout's reader went away; stdout is
+    Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 129 SIGHUP, 143 SIGTERM (both end ORE as
+    Ctrl-C does), 141 stdout's reader went away; stdout is
     flushed here, so a full or closed stdout is an error line, never a silent success.
     """
     args = sys.argv[1:] if argv is None else argv
     try:
+        _end_on_signals()
         code = _dispatch(args)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         code = EXIT_INTERRUPTED
+    except Terminated as exc:
+        with contextlib.suppress(OSError, ValueError):  # after SIGHUP the terminal may be gone
+            sys.stderr.write("\n")
+        code = 128 + exc.signum
     except OutputLost as exc:
         code = lost_exit(exc)
     except OSError as exc:
-        if sys.stdout is None or not _stdout_failed(exc):
+        if _ended_by is None and (sys.stdout is None or not _stdout_failed(exc)):
             raise
-        code = lost_exit(output_lost(exc))
+        code = 1 if _ended_by is not None else lost_exit(output_lost(exc))
+    if _ended_by is not None:  # whatever the way out failed on (a hung-up terminal), say why
+        code = 128 + _ended_by
     sys.exit(_flushed(code))
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived. Raised where the program is, as Ctrl-C's KeyboardInterrupt
+    is, so every `finally` and `with` on the way out runs (readline's terminal modes, the
+    cursor a live view hid, temp files, locks, the graph's workers); a BaseException that is
+    not a KeyboardInterrupt, so nothing that cancels only a reply or a line catches it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that end ORE as cleanly as Ctrl-C does (exit 128 + N).
+_ENDING = (_signal.SIGTERM, _signal.SIGHUP)
+_ended_by: int | None = None
+
+
+def _end_on_signals() -> None:
+    """Install `_terminate` for SIGTERM and SIGHUP, unless they are ignored (`nohup`)."""
+    for signum in _ENDING:
+        if _signal.getsignal(signum) == _signal.SIG_DFL:
+            _signal.signal(signum, _terminate)
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    global _ended_by
+    _ended_by = signum
+    for each in _ENDING:  # a second signal ends ORE at once, should the clean-up hang
+        _signal.signal(each, _signal.SIG_DFL)
+    raise Terminated(signum)
 
 
 #: `ore NAME ...` runs the click group `NAME` of module `ore.cli.NAME`, imported only then.

@@ -15,6 +15,7 @@ import marshal
 import os
 import select
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -177,6 +178,7 @@ def _fork_child(
         import fcntl  # Linux: a 1 MB pipe, so a child seldom waits for this process to read
 
         fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 1 << 20)
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -186,6 +188,7 @@ def _fork_child(
     if pid == 0:  # the child: parse chunks until the pipe is empty, then leave without cleanup
         code = 1
         try:
+            _die_with(parent)
             os.close(read)
             for fd in inherited:
                 os.close(fd)
@@ -200,6 +203,23 @@ def _fork_child(
             os._exit(code)
     os.close(write)
     return read, pid
+
+
+def _die_with(parent: int) -> None:
+    """In a child: end when `parent` does, however it ends. A SIGTERM, SIGHUP or Ctrl-C that
+    ends ORE ends the children through the `finally` of `_forked` (or their own copy of the
+    handler); a parent killed outright (`kill -9`) is covered on Linux by the kernel's
+    parent-death signal, elsewhere by the next write to the parent failing."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # no libc to load: the write failing still ends it
+            import ctypes
+
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the kernel was asked to tell
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _write_all(fd: int, data: bytes) -> None:
