@@ -1,0 +1,144 @@
+"""The REPL's comforts, through real processes at a pseudo-terminal and in pipes: `/set` and
+`/show`, Tab completion, `/help` by mode, a failed turn that keeps the conversation, and
+non-ASCII input in a C locale."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli import needs_ore, run_in_pty, run_ore
+
+pytestmark = needs_ore
+
+CONVERSATION_ONLY = ("/save", "/fork", "/history", "/clear")
+
+
+def at_a_terminal(env: dict[str, str], **extra: str) -> dict[str, str]:
+    return {**env, "TERM": "xterm-256color", **extra}
+
+
+def text(shown: bytes) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode("utf-8", errors="replace"))
+
+
+def users(fake: Any) -> list[str]:
+    return [r["messages"][-1]["content"] for r in fake.chat_requests()]
+
+
+def test_set_then_show_at_a_terminal_and_the_next_turn_carries_it(fake_ollama, ore_env) -> None:
+    typed = [
+        "/set option temperature=0.3",
+        "/set think high",
+        "/set system Be brief.",
+        "/set model qwen2.5:0.5b",
+        "/show",
+        "hi",
+        "/exit",
+    ]
+    shown = text(run_in_pty(["-c", "--raw"], at_a_terminal(ore_env), typed))
+    assert "model: qwen2.5:0.5b" in shown and "backend: ollama" in shown
+    assert "options: temperature=0.3, think=high" in shown and "system: Be brief." in shown
+    assert "session: not saved (0 turns in memory" in shown
+    (sent,) = fake_ollama.chat_requests()
+    assert sent["model"] == "qwen2.5:0.5b" and sent["options"] == {"temperature": 0.3}
+    assert sent["think"] == "high"
+    assert sent["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+def test_set_option_replaces_the_flags_value_and_think_off_asks_for_none(
+    fake_ollama, ore_env
+) -> None:
+    script = "/set option temperature=0.9\n/set think off\none\n"
+    result = run_ore("-c", "-o", "temperature=0.1", "--think", "low", env=ore_env, input=script)
+    assert result.returncode == 0, result.stderr
+    (sent,) = fake_ollama.chat_requests()
+    assert sent["options"] == {"temperature": 0.9} and sent["think"] is False
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("/set option warmth=1", "-o 'warmth' is not an option"),
+        ("/set option temperature=9", "between 0 and 2"),
+        ("/set think extreme", "low, medium, high, on or off"),
+        ("/set colour red", "/set needs WHAT VALUE"),
+    ],
+)
+def test_set_refuses_what_the_command_line_refuses_and_changes_nothing(
+    fake_ollama, ore_env, line: str, words: str
+) -> None:
+    result = run_ore("-c", env=ore_env, input=f"{line}\n/show\none\n")
+    assert result.returncode == 2  # a piped REPL stops at the mistake
+    assert words in result.stderr and "Traceback" not in result.stderr
+    assert fake_ollama.chat_requests() == []
+
+
+def test_tab_completes_slash_commands_and_session_names(fake_ollama, ore_env) -> None:
+    assert run_ore("--save-session", "work-b", "hi", env=ore_env).returncode == 0
+    fake_ollama.clear_requests()
+    typed = ["/sh\t", "/save wo\t", "/set th\tl\t", "/exit"]
+    shown = text(run_in_pty(["-c", "--raw"], at_a_terminal(ore_env), typed))
+    assert "> /show \nmodel: llama3.2:latest" in shown  # /sh<Tab> ran /show
+    assert "> /save work-b \nError: a session named 'work-b' already exists" in shown
+    assert "> /set think low \nthinking: low" in shown
+    assert fake_ollama.chat_requests() == []
+
+
+@pytest.mark.parametrize("mode", ["-i", "-c"])
+def test_help_lists_only_what_works_in_the_mode(fake_ollama, ore_env, mode: str) -> None:
+    result = run_ore(mode, env=ore_env, input="/help\n")
+    assert result.returncode == 0, result.stderr
+    listed = {line.split()[0] for line in result.stderr.splitlines() if line.startswith("/")}
+    assert {"/help", "/show", "/set", "/model", "/system", "/exit"} <= listed
+    assert (set(CONVERSATION_ONLY) <= listed) is (mode == "-c")
+    assert not (set(CONVERSATION_ONLY) & listed) or mode == "-c"
+
+
+@pytest.fixture
+def drops_after_two(fake_ollama):
+    """A server whose connection breaks from the third turn on (the server went down)."""
+    calls: list[int] = []
+
+    def reply(body: dict[str, Any]) -> str:
+        calls.append(1)
+        if len(calls) == 2:
+            fake_ollama.drop_connection = True  # from the next request on
+        return "echo: " + body["messages"][-1]["content"]
+
+    fake_ollama.reply = reply
+    return fake_ollama
+
+
+def test_a_failed_turn_keeps_the_conversation_in_memory_and_save_keeps_it(
+    drops_after_two, ore_env
+) -> None:
+    typed = ["one", "two", "three", "/show", "/save kept", "/exit"]
+    shown = text(run_in_pty(["-c", "--raw"], at_a_terminal(ore_env), typed))
+    assert "Error: " in shown
+    assert "the conversation so far (2 turns) is kept in memory" in shown
+    assert "/save NAME keeps it" in shown and "saved as 'kept'" in shown
+    data = json.loads((Path(ore_env["ORE_HOME"]) / "sessions" / "kept.json").read_text())
+    assert [m["content"] for m in data["messages"] if m["role"] == "user"] == ["one", "two"]
+    assert "not saved after a failed turn" not in shown
+
+
+def test_leaving_unsaved_after_a_failed_turn_says_so(drops_after_two, ore_env) -> None:
+    shown = text(
+        run_in_pty(["-c", "--raw"], at_a_terminal(ore_env), ["one", "two", "three", "/exit"])
+    )
+    assert "2 turns not saved after a failed turn: exit 1" in shown
+
+
+@pytest.mark.invariant
+def test_non_ascii_typed_in_a_c_locale_arrives_as_typed_never_as_history(
+    fake_ollama, ore_env
+) -> None:
+    env = {k: v for k, v in ore_env.items() if not k.startswith(("LC_", "LANG"))}
+    (Path(ore_env["ORE_HOME"]) / "history").write_text("secret earlier prompt\n")
+    typed = ["secret earlier prompt", "über", "ÿ and ü", "/exit"]
+    run_in_pty(["-c", "--raw"], at_a_terminal(env, LC_ALL="POSIX"), typed)
+    assert users(fake_ollama) == ["secret earlier prompt", "über", "ÿ and ü"]
