@@ -321,3 +321,45 @@ def test_a_root_inside_a_package_resolves_against_the_real_package(tmp_path: Pat
         assert [d.path for d in g.dependencies(source)] == ["sub/mod.py"], source
     assert {d.path for d in g.dependents("sub/mod.py")} == {"a.py", "sub/b.py", "c.py"}
     assert g.dependents("__init__.py") == []
+
+
+# -- TypeScript the bundled grammar does not know ----------------------------------------------
+
+MODERN_TS = b"""import { a } from "./a";
+export type Loader = import("./x").Load<string>;
+export interface Box<in out T> { v: T }
+export type Fn<
+  /** @ts-ignore Cast variance */
+  out R = unknown,
+> = () => R;
+export const query = sql<User>`select ${1}`;
+export function one(): number { return a() }
+"""
+
+
+def test_modern_typescript_parses() -> None:
+    from ore.graph.index.extract import extract, unparsed
+
+    record = extract("m.ts", "typescript", MODERN_TS)
+    assert [s.name for s in record.symbols] == ["Loader", "Box", "Fn", "query", "one"]
+    assert not record.parse_error
+    assert unparsed("typescript", MODERN_TS) == (0, MODERN_TS.count(b"\n") + 1)
+    plain = b"for (const k in out) {}\nconst x = a < b, in_ = 2;\n"
+    names = {s.name for s in extract("p.ts", "typescript", plain).symbols}
+    assert names == {"x", "in_"}  # `in` elsewhere is left alone
+
+
+def test_one_error_costs_one_declaration_not_the_file() -> None:
+    from ore.graph.index.extract import extract, unparsed
+
+    body = b"".join(
+        b"export function f%d(a: number): number {\n  return a + %d;\n}\n" % (i, i)
+        for i in range(30)
+    )
+    broken = b"export const x = {\n" + body  # the grammar makes the whole file one ERROR node
+    record = extract("b.ts", "typescript", broken)
+    assert record.parse_error
+    assert [s.name for s in record.symbols] == [f"f{i}" for i in range(30)]
+    assert [s.line for s in record.symbols][:2] == [2, 5]  # lines of the file, not of a piece
+    bad, lines = unparsed("typescript", broken)
+    assert 0 < bad <= lines

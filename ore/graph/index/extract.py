@@ -23,7 +23,7 @@ from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
 from .languages import parser_and_query
 from .records import FileIndex, Import, Symbol
 
-__all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file"]
+__all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file", "unparsed"]
 
 MAX_BYTES = 1_000_000
 #: Deepest node a query match may start at. tree-sitter's query cursor keeps depths in 16 bits:
@@ -96,10 +96,28 @@ def extract(
         except UnicodeDecodeError:
             non_utf8 = True
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    parser, query = parser_and_query(language)
+    parser, _query = parser_and_query(language)
     if parser is None:
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
     tree = parser.parse(data)
+    if tree.root_node.has_error and language in _RECOVERED:
+        return _recovered(path, language, data, tree, size, mtime_ns, digest, non_utf8)
+    return _record(path, language, data, tree, size, mtime_ns, digest, non_utf8)
+
+
+def _record(
+    path: str,
+    language: str,
+    data: bytes,
+    tree: Any,
+    size: int,
+    mtime_ns: int,
+    digest: str,
+    non_utf8: bool,
+) -> FileIndex:
+    """The record of one parse: what the language's query captures in `tree`."""
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    _parser, query = parser_and_query(language)
     # One pass of the query, captures grouped by name (cheaper in C than per-match dicts); the
     # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
     caps = _cursor(query).captures(tree.root_node)
@@ -163,6 +181,158 @@ def extract(
         parse_error=tree.root_node.has_error,
         non_utf8=non_utf8,
     )
+
+
+#: Languages whose files with syntax errors are read again in pieces (`_recovered`).
+_RECOVERED = frozenset({"typescript", "tsx", "javascript"})
+#: `<in T>`, `<out T>`, `<in out T>`: TS 4.7 variance annotations, which the bundled grammar
+#: (tree-sitter-typescript 0.23.2, the newest on the index) does not know. Blanked to spaces
+#: (same length, so every position holds) before a second parse.
+_VARIANCE = re.compile(rb"\b(?:in\s+out|out|in)(?=\s+[A-Za-z_$][\w$]*\s*(?:extends\b|=|,|>))")
+_LOOK_BACK = 512  # bytes a variance keyword's `<` or `,` may sit before it (comments between)
+#: `import("x").T` in a type (TS 2.9 import types), which the grammar reads as an error: the
+#: call is blanked to an identifier of the same length (`________.T`), a type reference it reads.
+_IMPORT_TYPE = re.compile(
+    rb"""\bimport\(\s*(?:"[^"\n]*"|'[^'\n]*')\s*\)(?=\.(?!then\b|catch\b|finally\b)[A-Za-z_$])"""
+)
+#: Where a top-level declaration starts: a line opening with one of these at column 0.
+_TOP_LEVEL = re.compile(
+    rb"^(?:(?:export|declare|function|class|interface|type|const|let|var|enum|abstract"
+    rb"|namespace|module|async|import)\b|@)",
+    re.M,
+)
+
+
+def _variance_blanked(data: bytes) -> bytes:
+    """`data` with each variance keyword that follows `<` or `,` (whitespace and `/* */`
+    comments between) turned to spaces. Each look back is bounded: linear in the file."""
+    out = bytearray(data)
+    for match in _VARIANCE.finditer(data):
+        if _after_open(data, match.start()):
+            out[match.start() : match.end()] = b" " * (match.end() - match.start())
+    return bytes(out)
+
+
+def _after_open(data: bytes, at: int) -> bool:
+    """Whether `<` or `,` comes before `at`, past whitespace and block comments."""
+    floor = max(0, at - _LOOK_BACK)
+    i = at
+    while i > floor:
+        i -= 1
+        ch = data[i]
+        if ch in b" \t\r\n":
+            continue
+        if ch == ord("/") and data[i - 1 : i] == b"*":
+            opened = data.rfind(b"/*", floor, i - 1)
+            if opened < 0:
+                return False
+            i = opened
+            continue
+        return ch in b"<,"
+    return False
+
+
+def _underscores(match: re.Match[bytes]) -> bytes:
+    return b"_" * len(match.group())
+
+
+def _modern_ts(data: bytes) -> bytes:
+    """`data` with the TS syntax the grammar lacks rewritten in place (same length, same lines)."""
+    if b"in " in data or b"out " in data:
+        data = _variance_blanked(data)
+    return _IMPORT_TYPE.sub(_underscores, data)
+
+
+def _recovered(
+    path: str,
+    language: str,
+    data: bytes,
+    tree: Any,
+    size: int,
+    mtime_ns: int,
+    digest: str,
+    non_utf8: bool,
+) -> FileIndex:
+    """A file with syntax errors, read so that one error costs one declaration, not the file.
+
+    First the syntax the grammar lacks is rewritten in place (`_modern_ts`); if errors remain,
+    each top-level node holding one (a 28,000-line module can become a single `ERROR`) is cut
+    at the lines where a top-level declaration starts and each piece is parsed alone (its lines
+    then moved to where the piece starts). A piece's definitions replace what the first parse kept
+    of that region when there are more of them; imports and references are joined."""
+    parser, _query = parser_and_query(language)
+    fixed = _modern_ts(data)
+    if fixed != data:
+        tree = parser.parse(fixed)
+        if not tree.root_node.has_error:
+            return _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8)
+    whole = _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8)
+    root = tree.root_node
+    regions = [(0, len(fixed))] if root.type == "ERROR" else []
+    regions += [(c.start_byte, c.end_byte) for c in root.children if c.has_error]
+    symbols = list(whole.symbols)
+    imports = list(whole.imports)
+    refs = dict(whole.refs)
+    for start, end in regions:
+        first, last = fixed.count(b"\n", 0, start) + 1, fixed.count(b"\n", 0, end) + 1
+        pieces: list[Symbol] = []
+        for a, b in _pieces(fixed, start, end):
+            shift = fixed.count(b"\n", 0, a)  # lines above the piece
+            chunk = fixed[a:b]
+            part = _record(path, language, chunk, parser.parse(chunk), 0, 0, "", False)
+            pieces += [
+                s._replace(line=s.line + shift, end_line=s.end_line + shift) for s in part.symbols
+            ]
+            moved = [imp._replace(line=imp.line + shift) for imp in part.imports]
+            imports += [imp for imp in moved if imp not in imports]
+            for name, count in part.refs:
+                refs[name] = max(refs.get(name, 0), count)
+        kept = [s for s in symbols if first <= s.line <= last]
+        if len(pieces) > len(kept):
+            symbols = [s for s in symbols if not first <= s.line <= last] + pieces
+    symbols.sort(key=lambda s: (s.line, s.name))
+    imports.sort(key=_line)
+    return FileIndex(
+        path=path,
+        language=language,
+        size=size,
+        mtime_ns=mtime_ns,
+        digest=digest,
+        lines=whole.lines,
+        symbols=tuple(symbols),
+        imports=tuple(imports),
+        refs=tuple(sorted(refs.items())),
+        parse_error=True,
+        non_utf8=non_utf8,
+    )
+
+
+def _pieces(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """Byte ranges of `data[start:end]` cut where a top-level declaration starts."""
+    cuts = [m.start() for m in _TOP_LEVEL.finditer(data, start, end)]
+    if not cuts or cuts[0] != start:
+        cuts.insert(0, start)
+    return [(a, b) for a, b in zip(cuts, [*cuts[1:], end], strict=True) if b > a]
+
+
+def unparsed(language: str, data: bytes) -> tuple[int, int]:
+    """How much of a file did not parse: (lines inside syntax errors, lines of the file) as the
+    index reads it (after `_modern_ts` for TS), for reports."""
+    parser, _query = parser_and_query(language)
+    lines = data.count(b"\n") + 1
+    if parser is None:
+        return 0, lines
+    if language in _RECOVERED:
+        data = _modern_ts(data)
+    stack = [parser.parse(data).root_node]
+    bad: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            bad.update(range(node.start_point[0], node.end_point[0] + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    return len(bad), lines
 
 
 def _start(node: Any) -> int:
