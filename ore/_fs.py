@@ -43,6 +43,8 @@ __all__ = [
     "read_fd",
     "read_regular",
     "resolve_inside",
+    "write_at",
+    "write_note",
     "writes_through",
 ]
 
@@ -436,6 +438,48 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def write_at(path: StrPath, offset: int, data: bytes, *, before: bytes) -> os.stat_result:
+    """Write `data` at `offset` of the regular file at `path` (never through a symlink, never
+    a FIFO) and fsync: an append in place, for a caller that holds the file's lock and has
+    recorded how to undo it. On any failure (a full disk) the file is cut back to `offset` and
+    `before`, what was there, written back. The file's stat after."""
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(path, info.st_mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.pwrite(fd, view, offset + len(data) - len(view)) :]
+            os.fsync(fd)
+        except BaseException:
+            with suppress(OSError):
+                os.ftruncate(fd, offset)
+                os.pwrite(fd, before, offset)
+                os.fsync(fd)
+            raise
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
+def write_note(path: StrPath, data: bytes, *, sync: bool) -> None:
+    """Make `data` the whole content of the small regular file at `path`, in place (created
+    0600 if missing, never through a symlink; same inode, so a lock held on it stays held).
+    Not atomic: for a note whose torn content its readers take for no note at all."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(path, info.st_mode)
+        _write_all(fd, data)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 @contextmanager

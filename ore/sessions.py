@@ -154,14 +154,22 @@ def _scan(store: FileSessionStore) -> list[tuple[str, Path, os.stat_result]]:
 
 
 def latest(store: FileSessionStore) -> str:
-    """The name of the session written last (`--continue`); `StoreError` when none is saved."""
-    found = _scan(store)
-    if not found:
-        raise StoreError(
-            f"no saved session to continue in {store.root}; start one with "
-            'ore --save-session NAME "your question"'
-        )
-    return max(found, key=lambda f: (f[2].st_mtime_ns, f[0]))[0]
+    """The name of the session written last (`--continue`); a session holding no message (left by an older ORE whose turn failed) is passed over. `StoreError`
+    when none is saved."""
+    found = []
+    for name, _, st in _scan(store):
+        with suppress(OSError):
+            found.append((store.modified(name, st)[1], name))
+    for _, name in sorted(found, key=lambda f: (f[0][1], f[1]), reverse=True):
+        try:
+            if store.load(name).messages:
+                return name
+        except StoreError:
+            return name  # resumed, it is reported with its path, as it always was
+    raise StoreError(
+        f"no saved session to continue in {store.root}; start one with "
+        'ore --save-session NAME "your question"'
+    )
 
 
 def _missing(store: FileSessionStore, name: str) -> StoreError:
@@ -188,8 +196,10 @@ def stored_bytes(store: FileSessionStore, name: str) -> bytes:
 
 def saved_sessions(store: FileSessionStore | None = None) -> list[SessionInfo]:
     """Every saved session as `--list-sessions` shows it: sorted by name, unreadable ones with
-    their `problem`, read from the files themselves (no cache). `store`: `$ORE_HOME/sessions`."""
-    return (store if store is not None else default_store()).list()
+    their `problem`, read from the files themselves (no cache); one holding no message is
+    passed over. `store`: `$ORE_HOME/sessions`."""
+    infos = (store if store is not None else default_store()).list()
+    return [i for i in infos if i.message_count != 0]
 
 
 def load(store: FileSessionStore, name: str) -> Session:
@@ -205,10 +215,6 @@ def load(store: FileSessionStore, name: str) -> Session:
 def _one_line(text: str, limit: int = _FIRST_PROMPT_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _key(st: os.stat_result) -> list[int]:
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def _summary_fields(session: Session) -> dict[str, Any]:
@@ -294,7 +300,7 @@ def _summarise(
     store: FileSessionStore, name: str, path: Path, st: os.stat_result, model: str | None
 ) -> tuple[SessionSummary, dict[str, Any] | None]:
     """Read one session whole; the summary, and the cache entry when the file held still."""
-    modified = st.st_mtime
+    modified, key = store.modified(name, st)
     try:
         session = store.load(name)
     except StoreError as exc:
@@ -305,14 +311,15 @@ def _summarise(
         summary = SessionSummary(name, path, modified, model=model, **fields)
         entry = {"summary": fields}
     try:
-        still = _key(os.stat(path)) == _key(st)
+        still = store.modified(name, os.stat(path))[1] == key
     except OSError:
         still = False
-    return summary, ({"key": _key(st), **entry} if still else None)
+    return summary, ({"key": key, **entry} if still else None)
 
 
 def list_sessions(store: FileSessionStore) -> list[SessionSummary]:
-    """Every saved session, the one written last first; unreadable ones with their `problem`.
+    """Every saved session, the one written last first; unreadable ones with their `problem`;
+    one holding no message (an older ORE left it when a turn failed) is passed over.
 
     A session whose file is unchanged since the cache saw it costs one `stat`; any other is read
     once and cached. The cache is rewritten only when something changed.
@@ -323,12 +330,11 @@ def list_sessions(store: FileSessionStore) -> list[SessionSummary]:
     for name, path, st in found:
         entry = entries.get(name, {})
         model = entry.get("model")
-        if entry.get("key") == _key(st) and "summary" in entry:
-            summaries.append(
-                SessionSummary(name, path, st.st_mtime, model=model, **entry["summary"])
-            )
-        elif entry.get("key") == _key(st) and "problem" in entry:
-            summaries.append(SessionSummary(name, path, st.st_mtime, problem=entry["problem"]))
+        modified, key = store.modified(name, st)
+        if entry.get("key") == key and "summary" in entry:
+            summaries.append(SessionSummary(name, path, modified, model=model, **entry["summary"]))
+        elif entry.get("key") == key and "problem" in entry:
+            summaries.append(SessionSummary(name, path, modified, problem=entry["problem"]))
         else:
             summary, new = _summarise(store, name, path, st, model)
             summaries.append(summary)
@@ -346,7 +352,7 @@ def list_sessions(store: FileSessionStore) -> list[SessionSummary]:
 
         _change_index(store, change)
     summaries.sort(key=lambda s: (-s.modified, s.name))
-    return summaries
+    return [s for s in summaries if s.messages != 0]  # an empty session is no conversation
 
 
 # -- managing ------------------------------------------------------------------------------------

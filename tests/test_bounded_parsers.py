@@ -84,7 +84,7 @@ def _nested(depth: int) -> str:
 def test_a_recursive_schema_and_a_deep_answer_is_one_line_never_an_exception(depth: int) -> None:
     data, why = structured(_nested(depth), RECURSIVE)
     assert data is None and why is not None and "\n" not in why
-    assert why.endswith("the raw answer is in --json and the artifact")
+    assert why.startswith("the answer ")  # where the answer went is the caller's to say
 
 
 def test_an_answer_at_the_depth_bound_is_checked() -> None:
@@ -113,8 +113,7 @@ def test_a_schema_check_exponential_in_the_answer_ends_in_bounded_time(monkeypat
     started = time.monotonic()
     data, why = structured(_nested(40).replace('"x"', "1"), schema)
     assert time.monotonic() - started < 3
-    assert data is None and why is not None and "within 0.3 seconds" in why
-    assert why.endswith("the raw answer is in --json and the artifact")
+    assert data is None and why is not None and why.endswith("within 0.3 seconds")
 
 
 def test_an_unresolvable_ref_is_the_one_line_schema_error() -> None:

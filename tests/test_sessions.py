@@ -200,7 +200,7 @@ def test_a_listing_reads_only_sessions_that_changed_since_the_cache_saw_them(
     monkeypatch.setattr(FileSessionStore, "load", counting)
     sessions.list_sessions(store)
     assert loads == []
-    store.append("s3", [Message(role="user", content="more")])
+    store.add("s3", [Message(role="user", content="more")])
     (s3,) = [s for s in sessions.list_sessions(store) if s.name == "s3"]
     assert loads == ["s3"] and s3.turns == 2
 

@@ -19,6 +19,8 @@ from ore import store as store_module
 from ore.errors import StoreError
 from ore.paths import ore_home
 from ore.store import FileSessionStore, SessionInfo, default_store, validate_name
+from ore.store import files as store_files
+from ore.store import tail as store_tail
 from ore.types import Message, Session
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,8 +49,8 @@ def on_disk(root: Path, name: str) -> dict:
 
 def test_a_session_round_trips_through_the_store(store: FileSessionStore) -> None:
     created = store.open_or_create("work")
-    saved = store.append("work", turn("one"), session_id=created.id)
-    assert store.load("work") == saved
+    assert store.add("work", turn("one"), new=created) == created.id
+    saved = store.load("work")
     assert saved.id == created.id and saved.created_at == created.created_at
     assert [m.content for m in saved.messages] == ["one", "answer to one"]
 
@@ -56,7 +58,7 @@ def test_a_session_round_trips_through_the_store(store: FileSessionStore) -> Non
 def test_the_file_has_exactly_upstreams_keys_as_pretty_utf8_json(
     store: FileSessionStore, root: Path
 ) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     store.append("work", turn("héllo ✓"))
     raw = (root / "work.json").read_bytes()
     data = json.loads(raw.decode("utf-8"))
@@ -91,7 +93,7 @@ def test_text_that_is_not_valid_unicode_is_made_valid_saved_and_read_back(
     # What Python makes of an undecodable command-line byte: a lone surrogate, which no UTF-8
     # file and no server can take. It becomes U+FFFD once, when the message is made.
     text = "bytes from argv: \udcff"
-    store.open_or_create("odd")
+    store.create("odd", Session())
     store.append("odd", [Message("user", text)])
     assert store.load("odd").messages[0].content == "bytes from argv: \ufffd"
 
@@ -121,17 +123,20 @@ def test_reading_creates_nothing(store: FileSessionStore, root: Path) -> None:
 def test_save_session_on_an_existing_name_continues_it_and_never_overwrites(
     store: FileSessionStore, root: Path
 ) -> None:
-    first = store.open_or_create("work")
-    store.append("work", turn("one"))
+    first = store.append("work", turn("one"))
     before = (root / "work.json").read_bytes()
     again = store.open_or_create("work")
     assert (root / "work.json").read_bytes() == before
     assert again.id == first.id and again.messages[0].content == "one"
 
 
-def test_a_new_session_is_written_at_once(store: FileSessionStore) -> None:
-    session = store.open_or_create("fresh")
-    assert store.exists("fresh") and store.load("fresh") == session
+def test_a_new_session_is_written_with_its_first_turn_never_empty(
+    store: FileSessionStore, root: Path
+) -> None:
+    session = store.open_or_create("fresh")  # the folder is made and checked, nothing saved
+    assert root.is_dir() and not store.exists("fresh") and session.messages == ()
+    store.add("fresh", turn("one"), new=session)
+    assert store.load("fresh").messages[0].content == "one"
 
 
 # -- append-only ---------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ def test_a_new_session_is_written_at_once(store: FileSessionStore) -> None:
 def test_append_keeps_every_saved_message_and_adds_only_at_the_end(
     store: FileSessionStore, root: Path
 ) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     for text in ("one", "two", "three"):
         before = on_disk(root, "work")["messages"]
         store.append("work", turn(text))
@@ -152,7 +157,7 @@ def test_append_keeps_every_saved_message_and_adds_only_at_the_end(
 
 @pytest.mark.invariant
 def test_append_never_overwrites_turns_another_process_saved(store: FileSessionStore) -> None:
-    mine = store.open_or_create("shared")
+    mine = store.create("shared", Session())
     theirs = FileSessionStore(store.root).load("shared")
     FileSessionStore(store.root).append("shared", turn("theirs"), session_id=theirs.id)
     # Our in-memory view is stale; appending must still keep their turn.
@@ -164,7 +169,7 @@ def test_append_never_overwrites_turns_another_process_saved(store: FileSessionS
 
 @pytest.mark.invariant
 def test_a_system_message_is_never_stored(store: FileSessionStore, root: Path) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     before = (root / "work.json").read_bytes()
     with pytest.raises(ValueError, match="system"):
         store.append("work", [Message("system", "You are Aya."), Message("user", "hi")])
@@ -184,7 +189,7 @@ def test_a_file_holding_a_system_message_is_refused_as_corrupt(
 
 
 def test_retrying_an_append_does_not_duplicate_messages(store: FileSessionStore) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     messages = turn("once")
     store.append("work", messages)
     store.append("work", messages)
@@ -194,7 +199,7 @@ def test_retrying_an_append_does_not_duplicate_messages(store: FileSessionStore)
 def test_append_refuses_when_the_file_now_holds_another_session(
     store: FileSessionStore, root: Path
 ) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     before = (root / "work.json").read_bytes()
     with pytest.raises(StoreError, match="another session"):
         store.append("work", turn("lost?"), session_id="some-other-id")
@@ -202,7 +207,7 @@ def test_append_refuses_when_the_file_now_holds_another_session(
 
 
 def test_append_recreates_a_session_deleted_mid_conversation(store: FileSessionStore) -> None:
-    session = store.open_or_create("work")
+    session = store.create("work", Session())
     store.delete("work")
     store.append("work", turn("still saved"), session_id=session.id)
     reloaded = store.load("work")
@@ -230,7 +235,7 @@ for i in range(count):
 def test_processes_appending_to_one_session_at_once_lose_nothing(
     store: FileSessionStore, tmp_path: Path
 ) -> None:
-    store.open_or_create("shared")
+    store.create("shared", Session())
     go, tags, count = tmp_path / "go", "abcd", 40
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     workers = [
@@ -330,9 +335,9 @@ def test_a_file_over_the_size_limit_is_refused_unread(store: FileSessionStore, r
 def test_a_session_that_would_grow_past_the_limit_is_not_written(
     store: FileSessionStore, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     before = (root / "work.json").read_bytes()
-    monkeypatch.setattr(store_module, "MAX_SESSION_BYTES", len(before) + 10)
+    monkeypatch.setattr(store_files, "MAX_SESSION_BYTES", len(before) + 10)
     with pytest.raises(StoreError, match="would grow past"):
         store.append("work", turn("x" * 100))
     assert (root / "work.json").read_bytes() == before
@@ -340,7 +345,7 @@ def test_a_session_that_would_grow_past_the_limit_is_not_written(
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
 def test_an_unreadable_file_is_reported_with_its_path(store: FileSessionStore, root: Path) -> None:
-    store.open_or_create("locked")
+    store.create("locked", Session())
     path = root / "locked.json"
     path.chmod(0)
     try:
@@ -381,7 +386,7 @@ def test_a_bad_name_is_refused_before_any_file_is_touched(tmp_path: Path, name: 
 @pytest.mark.parametrize("name", ["work", "a.b-c_D9", "x" * 100, "v1.2"])
 def test_good_names_are_accepted(store: FileSessionStore, name: str) -> None:
     assert validate_name(name) == name
-    store.open_or_create(name)
+    store.create(name, Session())
     assert store.path(name).name == f"{name}.json" and store.exists(name)
 
 
@@ -395,26 +400,42 @@ def test_a_bad_name_error_is_one_short_line() -> None:
 
 
 def test_writes_leave_no_temp_files(store: FileSessionStore, root: Path) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
     for text in ("one", "two", "three"):
         store.append("work", turn(text))
     assert sorted(p.name for p in root.iterdir()) == ["work.json", "work.json.lock"]
 
 
+@pytest.mark.parametrize("how", ["in place", "whole"])
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
-    store: FileSessionStore, root: Path, monkeypatch: pytest.MonkeyPatch
+    store: FileSessionStore, root: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    store.open_or_create("work")
+    store.create("work", Session())
+    store.append("work", turn("zero"))
+    if how == "whole":
+        (root / "work.json.lock").write_bytes(b"")  # a file ORE did not write last: whole
     before = (root / "work.json").read_bytes()
+    real_pwrite = os.pwrite
 
-    def disk_full(src: str, dst: str) -> None:
+    def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module.os, "replace", disk_full)
+    def half_then_full(fd: int, data: bytes, offset: int) -> int:
+        if len(data) > 20:  # the turn, not the undo putting the closing back
+            real_pwrite(fd, bytes(data)[: len(data) // 2], offset)
+            raise OSError(28, "No space left on device")
+        return real_pwrite(fd, data, offset)
+
+    monkeypatch.setattr(store_module.sessionstore.os, "replace", disk_full)
+    monkeypatch.setattr(store_tail.os, "pwrite", half_then_full)
     with pytest.raises(StoreError, match=r"cannot write .*work\.json \(No space left on device\)"):
         store.append("work", turn("one"))
+    monkeypatch.undo()
     assert (root / "work.json").read_bytes() == before
+    assert [m.content for m in store.load("work").messages] == ["zero", "answer to zero"]
     assert sorted(p.name for p in root.iterdir()) == ["work.json", "work.json.lock"]
+    store.append("work", turn("two"))  # the next save finds the file whole
+    assert [m.content for m in store.load("work").messages][-2:] == ["two", "answer to two"]
 
 
 def test_the_directory_is_private_and_files_are_owner_only(
@@ -422,7 +443,7 @@ def test_the_directory_is_private_and_files_are_owner_only(
 ) -> None:
     old = os.umask(0o022)
     try:
-        store.open_or_create("work")
+        store.create("work", Session())
         store.append("work", turn("secret"))
     finally:
         os.umask(old)
@@ -435,8 +456,8 @@ def test_the_directory_is_private_and_files_are_owner_only(
 
 
 def test_list_shows_each_session_sorted_by_name(store: FileSessionStore, root: Path) -> None:
-    beta = store.open_or_create("beta")
-    alpha = store.open_or_create("alpha")
+    beta = store.create("beta", Session())
+    alpha = store.create("alpha", Session())
     store.append("alpha", turn("one"))
     (root / "notes.txt").write_text("not a session")
     (root / ".stray.json").write_text("{}")
@@ -451,7 +472,7 @@ def test_list_shows_each_session_sorted_by_name(store: FileSessionStore, root: P
 
 
 def test_list_names_a_corrupt_session_with_its_problem(store: FileSessionStore, root: Path) -> None:
-    store.open_or_create("good")
+    store.create("good", Session())
     (root / "bad.json").write_bytes(b"{not json")
     bad, good = store.list()
     assert isinstance(bad, SessionInfo) and bad.name == "bad" and bad.id is None
@@ -460,7 +481,7 @@ def test_list_names_a_corrupt_session_with_its_problem(store: FileSessionStore, 
 
 
 def test_delete_removes_a_session(store: FileSessionStore, root: Path) -> None:
-    store.open_or_create("gone")
+    store.create("gone", Session())
     store.delete("gone")
     assert not store.exists("gone") and list(root.iterdir()) == []
     with pytest.raises(StoreError, match="no session named 'gone'"):
@@ -493,7 +514,7 @@ def test_ore_home_defaults_to_dot_ore_in_home(
 def test_permission_denied_is_reported_even_where_chmod_cannot_cause_it(
     store: FileSessionStore, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store.open_or_create("locked")
+    store.create("locked", Session())
     path = root / "locked.json"
     before = path.read_bytes()
     real_open = os.open
@@ -503,7 +524,7 @@ def test_permission_denied_is_reported_even_where_chmod_cannot_cause_it(
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, flags, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_module.os, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(StoreError, match=r"cannot be read \(Permission denied\)"):
         store.append("locked", turn("more"))
     monkeypatch.undo()

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..turn import TurnResult
     from ..turn_types import TurnOptions
     from .options import Options
+    from .progress import Progress
     from .render import MarkdownStream
 
 __all__ = [
@@ -104,9 +105,19 @@ class Sink:
         self._reasoning_line_start = True
         self._live: MarkdownStream | None = None
         self._held = ""  # a CR that may begin a CRLF split between two pieces
+        self._progress: Progress | None = None
+        self._listener: Callable[[int, int], None] | None = None
 
     def open(self) -> None:
-        """Before the call: the live Markdown view, when the answer streams rendered."""
+        """Before the call: the live Markdown view, when the answer streams rendered; a
+        spinner on stderr at a terminal until the first piece or the answer arrives."""
+        from .progress import start_progress
+
+        self._progress = start_progress()
+        if self._progress is not None:  # the codebase tool's cold index shows on its line
+            from ..graph.progress import set_fallback
+
+            self._listener = set_fallback(self._progress.indexing)
         if self.display.echo and self.display.render:
             from .render import MarkdownStream
 
@@ -115,6 +126,7 @@ class Sink:
     def close(self) -> None:
         """After the call, whatever happened: the reasoning's line ended, the live view
         finished (what had arrived stays on the screen)."""
+        self.waited()
         self.close_reasoning()
         if self._live is not None:
             live, self._live = self._live, None
@@ -123,7 +135,17 @@ class Sink:
                 self._held = ""
             self.run(live.close)
 
+    def waited(self) -> None:
+        """The wait is over: the spinner stopped and its line erased."""
+        if self._progress is not None:
+            progress, self._progress = self._progress, None
+            from ..graph.progress import set_fallback
+
+            set_fallback(self._listener)
+            progress.stop()
+
     def token(self, text: str) -> None:
+        self.waited()
         self.close_reasoning()
         if self.display.echo and self.lost is None:
             if self._live is not None:
@@ -148,6 +170,7 @@ class Sink:
 
     def thinking(self, text: str) -> None:
         if self.display.reasoning and text:
+            self.waited()  # shown reasoning ends the wait; hidden, the spinner goes on
             self._reasoning_line_start = reasoning(text, line_start=self._reasoning_line_start)
             self._reasoning_open = True
 
@@ -196,13 +219,15 @@ def after_call(result: TurnResult, display: Display, sink: Sink) -> None:
         warn(warning)
 
 
-def deliver(result: TurnResult, display: Display, sink: Sink) -> None:
+def deliver(
+    result: TurnResult, display: Display, sink: Sink, not_kept: OreError | None = None
+) -> None:
     """Show the answer (its end, when it was streamed; its shaped form for --schema or
     --extract); `OutputLost` if stdout failed at any point, saying what was kept of the turn,
     since the answer did not arrive."""
     content = result.content
     text = shaped(result, display)
-    if display.show and result.schema_error is None:
+    if display.show:  # a --schema answer that does not match is shown as it came
         if text is not None:
             sink.run(out, text)
         elif display.echo and display.render:
@@ -219,15 +244,24 @@ def deliver(result: TurnResult, display: Display, sink: Sink) -> None:
     if sink.lost is not None:
         lost = sink.lost
         kept = "".join(f"; {k}" for k in result.kept)
+        if not_kept is not None:
+            kept = f"; {not_kept.message}"
         raise OutputLost(lost.message + kept, quiet=lost.quiet) from None
 
 
-def finish(result: TurnResult, display: Display) -> None:
-    """After everything is saved and shown: the -u line, then a `--schema` failure (exit 1)."""
+def finish(result: TurnResult, display: Display, not_kept: OreError | None = None) -> None:
+    """After everything is saved and shown: the -u line, then one error line (exit 1) for a
+    `--schema` answer that does not match (saying where the answer is) and for a turn not
+    kept (`TurnNotKept`: what was and was not written)."""
     if display.usage:
         note(usage_line(result.turn, result.seconds))
     if result.schema_error is not None:
-        raise OreError(result.schema_error)
+        shown = "on stdout as it came" if display.show else "in the document on stdout"
+        said = [result.schema_error, f"the answer is {shown}"]
+        said += [not_kept.message] if not_kept is not None else list(result.kept)
+        raise OreError("; ".join(said))
+    if not_kept is not None:
+        raise not_kept
 
 
 def usage_line(turn: Turn, seconds: float) -> str:

@@ -42,10 +42,12 @@ def run_and_show(
     o: Options, request: TurnRequest, controls: TurnOptions, backend: Backend | None = None
 ) -> TurnResult:
     """Run `request` (streamed as the display says), then show it: the answer, `--json`,
-    `--artifact-out -`, the -u line; a `--schema` failure exits 1 after all of that."""
+    `--artifact-out -`, the -u line; a `--schema` failure exits 1 after all of that. A turn
+    answered but not kept (a session or artifact that cannot be written) is shown all the
+    same, then its one error line (exit 1): the answer is never lost."""
     from dataclasses import replace
 
-    from ..turn import run_turn
+    from ..turn import TurnNotKept, run_turn
     from .log import keep_turn, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
 
@@ -54,6 +56,7 @@ def run_and_show(
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
+    not_kept: TurnNotKept | None = None
     try:
         result = run_turn(
             replace(
@@ -67,6 +70,8 @@ def run_and_show(
             on_routing=show_routing,
             on_warning=warn,
         )
+    except TurnNotKept as exc:
+        result, not_kept = exc.result, exc
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
     if logged:
@@ -75,14 +80,14 @@ def run_and_show(
     asked, saved = request.conversation, result.conversation
     if asked is not None and saved is not None and saved.name != asked.name:
         note(f"session '{asked.name}' holds another session: this turn is saved as '{saved.name}'")
-    deliver(result, display, sink)
+    deliver(result, display, sink, not_kept)
     if o.as_json:
         print_json(result.to_dict())
     if result.artifact is not None and o.artifact_out == "-":
         from ..artifacts import dumps_artifact
 
         out(dumps_artifact(result.artifact, o.artifact_version), nl=False)
-    finish(result, display)
+    finish(result, display, not_kept)
     return result
 
 

@@ -5,73 +5,44 @@ pretty UTF-8 JSON with a trailing newline; never a system message. The guarantee
 
 - Append-only: saving appends this turn to what is on disk now, under an exclusive `flock` on
   `<name>.json.lock`, so concurrent writers lose no turn and never rewrite one another's.
-- Atomic (`ore._fs.atomic_write`): temp file in the same directory, fsync, rename, fsync of the
-  directory. The directory is created 0o700, files are written 0o600.
+- Constant time per turn: a turn is written in place over the file's closing bracket, with an
+  undo in the lock file beside it (`ore.store.tail`), so the file is whole after every
+  turn and a save writes only the turn. A file ORE did not write last is written whole.
+- Atomic: a whole file is written through `ore._fs.atomic_write` (temp file in the same
+  directory, fsync, rename, fsync of the directory); a turn written in place is undone by any
+  reader while it is unfinished. A writer killed at any moment leaves the session as it was
+  before or after its turn. The directory is created 0o700, files are written 0o600.
 - Names are 1-100 of `A-Za-z0-9._-`, not starting with `.`, without `..`: never a path elsewhere.
 - A corrupt or unreadable file is reported with its path and never written, not even by append.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._fs import (
-    NotRegularFile,
-    atomic_write,
-    durable_rename,
-    exclusive_lock,
-    open_regular,
-    os_error_words,
-    read_fd,
-)
-from .errors import DataError, StoreError
-from .types import Message, Session
+from .._fs import durable_rename, exclusive_lock, os_error_words
+from ..errors import StoreError
+from ..types import Message, Session
+from . import files, tail
+from .names import is_valid_name, numbered, validate_name
 
 __all__ = [
     "INDEX_FILE",
-    "MAX_NAME_LENGTH",
-    "MAX_SESSION_BYTES",
     "FileSessionStore",
     "SessionInfo",
     "SessionStore",
     "SessionTaken",
     "default_store",
-    "validate_name",
 ]
 
-MAX_NAME_LENGTH = 100
 #: The listing cache (`ore.sessions`): never a session, since no session name starts with '.'.
 INDEX_FILE = ".index.json"
-MAX_SESSION_BYTES = 64 * 1024 * 1024
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-_VALID_NAME = (
-    f"a session name is 1 to {MAX_NAME_LENGTH} letters, digits, '.', '_' or '-', "
-    "not starting with '.' and without '..'"
-)
-
-
-def _is_valid_name(name: str) -> bool:
-    return (
-        0 < len(name) <= MAX_NAME_LENGTH
-        and not name.startswith(".")
-        and ".." not in name
-        and _NAME_CHARS.issuperset(name)
-    )
-
-
-def validate_name(name: str) -> str:
-    """`name` unchanged when it is a valid session name, else a `StoreError` saying what is valid."""
-    if not isinstance(name, str) or not _is_valid_name(name):
-        shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "..."
-        raise StoreError(f"{shown} is not a valid session name; {_VALID_NAME}")
-    return name
 
 
 class SessionTaken(StoreError):
@@ -80,7 +51,7 @@ class SessionTaken(StoreError):
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
-    """One saved session for `--list-sessions`; `modified` is the file's mtime (Unix seconds).
+    """One saved session for `--list-sessions`; `modified` is the last write (Unix seconds).
 
     When the file cannot be read, `problem` says why and id, created_at and message_count are None.
     """
@@ -123,12 +94,24 @@ class FileSessionStore:
         """The file that holds session `name` (validated; the file need not exist)."""
         return self.root / f"{validate_name(name)}.json"
 
+    def state_path(self, name: str) -> Path:
+        """What ORE knows of `name`'s file (`ore.store.tail`): held by the file writers lock,
+        `NAME.json.lock`, so a session has no other companion."""
+        return self._lock_path(validate_name(name))
+
+    def modified(self, name: str, st: os.stat_result) -> tuple[float, list[int]]:
+        """When session `name`, whose file's stat is `st`, was last written, and a key that
+        changes whenever the file does (size, mtime, inode)."""
+        return st.st_mtime, list(tail.file_key(st))
+
     def read_bytes(self, name: str) -> bytes:
-        """Session `name` exactly as stored (for an export); `StoreError` if missing."""
-        data = _read_bytes(self.path(name))
-        if data is None:
+        """Session `name` exactly as stored (for an export); `StoreError` if missing. A file a
+        writer left mid-turn is given as it was before that turn."""
+        path = self.path(name)
+        found = self._read_data(path, self.state_path(name))
+        if found is None:
             raise self._missing(name)
-        return data
+        return found[0]
 
     def exists(self, name: str) -> bool:
         """Whether something is saved under `name` (it may still turn out to be corrupt)."""
@@ -137,66 +120,186 @@ class FileSessionStore:
     def load(self, name: str) -> Session:
         """The session saved under `name`; `StoreError` if it is missing, unreadable or corrupt."""
         path = self.path(name)
-        raw = _read(path)
+        raw = self._read(name)
         if raw is None:
             raise self._missing(name)
-        return _parse(path, raw)
+        return files.parse(path, raw)
+
+    def prepare(self, name: str) -> None:
+        """Check, before any model is called, that session `name` can be written (its folder
+        made, its lock taken); nothing is saved: a session file appears with its first turn."""
+        with self._locked(name):
+            pass
 
     def open_or_create(self, name: str) -> Session:
-        """The session to continue for `--save-session NAME`: the saved one, or a new empty one.
+        """The session to continue for `--save-session NAME`: the saved one, or a new empty one
+        held in memory (`prepare`d: an unwritable folder is reported before any model call).
 
         An existing session is continued, never overwritten: the caller appends its new turns
-        after what is there, exactly as `--resume-session NAME` would. A new session is written
-        at once, so an unwritable directory is reported before any model is called. A corrupt
-        file is reported and left as it is.
+        after what is there, exactly as `--resume-session NAME` would. A corrupt file is
+        reported and left as it is.
         """
-        path = self.path(name)
-        with self._locked(name):
-            raw = _read(path)
-            if raw is not None:
-                return _parse(path, raw)
-            session = Session()
-            self._write(name, path, session.to_dict())
-            return session
+        if os.path.lexists(self.path(name)):
+            return self.load(name)
+        self.prepare(name)
+        return Session()
 
     def append(
         self, name: str, messages: Sequence[Message], *, session_id: str | None = None
     ) -> Session:
-        """Append `messages` (one turn) to session `name` as it is on disk now; return the result.
+        """Append `messages` (one turn) to session `name` as it is on disk now (`add`), and
+        return the whole session as it is then (which costs a read of all of it)."""
+        self.add(name, messages, session_id=session_id)
+        return self.load(name)
 
-        Runs under the session's exclusive lock, so concurrent appends are serialised and none is
-        lost. Messages whose id is already saved are skipped, so retrying an append is harmless.
-        If the file has disappeared (deleted mid-conversation) it is recreated with these messages.
+    def add(
+        self,
+        name: str,
+        messages: Sequence[Message],
+        *,
+        session_id: str | None = None,
+        new: Session | None = None,
+    ) -> str:
+        """Append `messages` (one turn) to session `name` as it is on disk now; the id of the
+        session they were added to. Writes only the turn (in place) when the file is the one ORE
+        wrote last; else the whole file.
+
+        Runs under the session's exclusive lock, so concurrent appends are serialised and none
+        is lost. A message whose id is already saved is saved once, so retrying is harmless. If
+        the file has disappeared (deleted mid-conversation) it is recreated with these messages.
 
         :param session_id: the id of the session the caller loaded; when given and the file now
             holds a different session, nothing is written and `SessionTaken` (a `StoreError`)
             is raised: `save_elsewhere` then keeps the turn under a new name.
+        :param new: the session the caller holds, whose id and creation time a session file
+            created now gets (default: `session_id` and now).
         :raises ValueError: if a message is a system message (those are never stored).
         """
         path = self.path(name)
-        new = tuple(messages)
-        if any(m.role == "system" for m in new):
+        turn = list(messages)
+        if any(m.role == "system" for m in turn):
             raise ValueError("system messages are never stored in a session")
         with self._locked(name):
-            raw = _read(path)
-            on_disk = raw is not None
-            if not on_disk:
-                raw = (Session(id=session_id) if session_id else Session()).to_dict()
-            current = _parse(path, raw)
-            if session_id is not None and current.id != session_id:
-                raise SessionTaken(
-                    f"session file {path} now holds another session (id {current.id}, not "
-                    f"{session_id}); save this conversation under a new name",
-                    path=str(path),
-                )
-            seen = {m.id for m in current.messages}
-            fresh = [m for m in new if m.id not in seen]
-            if not fresh and on_disk:
-                return current
+            state_path = self.state_path(name)
+            state = tail.read_state(state_path)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                st = None
+            if (
+                st is not None
+                and stat.S_ISREG(st.st_mode)
+                and state is not None
+                and state.undo_at is None
+                and state.file == tail.file_key(st)
+            ):
+                if session_id is not None and state.id != session_id:
+                    raise self._taken_by(path, state.id, session_id)
+                fresh = [m for m in turn if m.id not in state.last]
+                if not fresh:
+                    return state.id  # this turn was saved last: a retry
+                if self._add_in_place(name, st, state, fresh):
+                    return state.id
+            return self._rewrite(name, turn, session_id, new)
+
+    def _add_in_place(
+        self, name: str, st: os.stat_result, state: tail.State, turn: list[Message]
+    ) -> bool:
+        """Write `turn` over the closing of `name`'s file, which is the version ORE wrote last
+        (the lock held); False when the file does not end as ORE writes it."""
+        path, state_path = self.path(name), self.state_path(name)
+        try:
+            end = tail.closing(path, st.st_size)
+        except OSError:
+            return False
+        if end is None:
+            return False
+        at, old = end
+        data = tail.piece(name, turn, old)
+        if at + len(data) > files.MAX_SESSION_BYTES:
+            return False  # the whole file is written, or refused with the size in words
+        undo = tail.State(state.id, state.file, state.last, at, old, at + len(data))
+        try:
+            tail.write_state(state_path, undo, sync=True)  # before the file is touched
+            after = tail.append_in_place(path, at, old, data)
+        except OSError as exc:
+            raise files.write_error(self.root, path, exc) from exc
+        last = tuple(m.id for m in turn)
+        with suppress(OSError):  # a state left with its undo only sends the next save the slow way
+            tail.write_state(
+                state_path, tail.State(state.id, tail.file_key(after), last), sync=False
+            )
+        return True
+
+    def _rewrite(
+        self, name: str, turn: list[Message], session_id: str | None, new: Session | None
+    ) -> str:
+        """The slow path of `add` (the lock held): read and check the whole file, add `turn`,
+        write it whole."""
+        path = self.path(name)
+        raw = self._read(name)
+        on_disk = raw is not None
+        if raw is None:
+            start = new or (Session(id=session_id) if session_id else Session())
+            raw = Session(id=start.id, created_at=start.created_at).to_dict()
+        current = files.parse(path, raw)
+        if session_id is not None and on_disk and current.id != session_id:
+            raise self._taken_by(path, current.id, session_id)
+        seen = {m.get("id") for m in raw["messages"] if isinstance(m, dict)}
+        fresh = [m for m in turn if m.id not in seen]
+        if fresh or not on_disk:
             # Extend the file's own dict, so whatever the file holds is kept exactly as it was.
             raw["messages"].extend(m.to_dict() for m in fresh)
-            self._write(name, path, raw)
-            return current.append(*fresh)
+            self._write_session(name, raw, tuple(m.id for m in fresh))
+        return current.id
+
+    def _write_session(self, name: str, raw: dict[str, Any], last: tuple[str, ...] = ()) -> None:
+        """Write session `name` whole, then its state (the lock held). A state that cannot be
+        written costs nothing but the next save's speed."""
+        path = self.path(name)
+        files.write_json(self.root, name, path, raw)
+        with suppress(OSError):
+            st = os.lstat(path)
+            tail.write_state(
+                self.state_path(name),
+                tail.State(str(raw["id"]), tail.file_key(st), last),
+                sync=False,
+            )
+
+    def _read_data(self, path: Path, state_path: Path) -> tuple[bytes, Any] | None:
+        """The bytes of the session file at `path` and their JSON, None if there is no file. A
+        file left mid-turn (a writer killed, or writing now) is read as it was before that
+        turn, from the undo beside it; a writer finishing meanwhile is read again."""
+        seen = None
+        while True:
+            state = tail.read_state(state_path)
+            data = files.read_bytes(path)
+            if data is None:
+                return None
+            try:
+                return data, files.decode(path, data)
+            except StoreError as exc:
+                error = exc
+            for undo in (state, tail.read_state(state_path)):
+                fixed = tail.repaired(data, undo)
+                if fixed is not None:
+                    with suppress(StoreError):
+                        return fixed, files.decode(path, fixed)
+            if data == seen:
+                raise error
+            seen = data
+
+    def _read(self, name: str) -> Any:
+        """The session file's JSON (see `_read_data`); None if there is no file."""
+        found = self._read_data(self.path(name), self.state_path(name))
+        return None if found is None else found[1]
+
+    def _taken_by(self, path: Path, found: str, expected: str) -> SessionTaken:
+        return SessionTaken(
+            f"session file {path} now holds another session (id {found}, not "
+            f"{expected}); save this conversation under a new name",
+            path=str(path),
+        )
 
     def save_elsewhere(self, name: str, session: Session) -> tuple[str, Session]:
         """Save `session` whole as a new session under the first free name of `NAME-2`,
@@ -209,12 +312,12 @@ class FileSessionStore:
         """
         validate_name(name)
         for number in range(2, _MAX_TRIES + 2):
-            candidate = _numbered(name, number)
+            candidate = numbered(name, number)
             path = self.path(candidate)
             with self._locked(candidate):
                 if os.path.lexists(path):
                     continue
-                self._write(candidate, path, session.to_dict())
+                self._write_session(candidate, session.to_dict())
                 return candidate, session
         raise StoreError(
             f"no free name for this session: '{name}' and the {_MAX_TRIES} numbered names "
@@ -247,37 +350,43 @@ class FileSessionStore:
         with self._locked(name):
             if os.path.lexists(path):
                 raise self._taken(name)
-            self._write(name, path, session.to_dict())
+            self._write_session(name, session.to_dict())
         return session
 
     def rename(self, old: str, new: str) -> None:
         """Rename session `old` to `new` in one atomic step, under both locks.
 
         `new` must be free, and `old` must exist and be readable: a corrupt file is reported and
-        left where it is. Nothing but the two names is touched.
+        left where it is. A file left mid-turn is written whole first, so the rename moves the
+        session as it reads. Nothing but the two names is touched.
         """
         src, dst = self.path(old), self.path(new)
         if old == new:
             raise StoreError(f"'{old}' and '{new}' are the same name; give a new one")
         first, second = sorted((old, new))  # one order everywhere: no deadlock
         with self._locked(first), self._locked(second):
-            raw = _read(src)
-            if raw is None:
+            found = self._read_data(src, self.state_path(old))
+            if found is None:
                 raise self._missing(old)
-            _parse(src, raw)
+            data, raw = found
+            files.parse(src, raw)
             if os.path.lexists(dst):
                 raise self._taken(new)
+            if data != files.read_bytes(src):
+                self._write_session(old, raw)  # left mid-turn: whole, as it reads, before it moves
+            with suppress(OSError):  # a state is only a shortcut: `new` starts without one
+                tail.clear_state(self.state_path(new))
             try:
                 durable_rename(src, dst)
             except OSError as exc:
-                raise self._write_error(dst, exc) from exc
+                raise files.write_error(self.root, dst, exc) from exc
             with suppress(OSError):  # as delete() does: a waiter sees it gone and retries
                 os.unlink(self._lock_path(old))
 
     def read_index(self) -> Any:
         """The listing cache's JSON, or None when it is missing or unreadable (a cache only)."""
         try:
-            return _read(self.root / INDEX_FILE)
+            return files.read_json(self.root / INDEX_FILE)
         except StoreError:
             return None
 
@@ -286,7 +395,7 @@ class FileSessionStore:
         when missing or corrupt) and returns the new content, written atomically."""
         name = INDEX_FILE.removesuffix(".json")
         with self._locked(name):
-            self._write(name, self.root / INDEX_FILE, change(self.read_index()))
+            files.write_json(self.root, name, self.root / INDEX_FILE, change(self.read_index()))
 
     def _taken(self, name: str) -> StoreError:
         return StoreError(
@@ -303,47 +412,19 @@ class FileSessionStore:
     def _lock_path(self, name: str) -> Path:
         return self.root / f"{name}.json.lock"
 
-    def _write_error(self, what: Path, exc: OSError) -> StoreError:
-        return StoreError(
-            f"cannot write {what} ({os_error_words(exc)}); check that {self.root} is a writable directory "
-            "with free space",
-            path=str(what),
-        )
-
     @contextmanager
     def _locked(self, name: str) -> Iterator[None]:
         lock_path = self._lock_path(name)
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
-            raise self._write_error(self.root, exc) from exc
+            raise files.write_error(self.root, self.root, exc) from exc
         with ExitStack() as held:
             try:
                 held.enter_context(exclusive_lock(lock_path))
             except OSError as exc:
-                raise self._write_error(lock_path, exc) from exc
+                raise files.write_error(self.root, lock_path, exc) from exc
             yield
-
-    def _write(self, name: str, path: Path, data: dict[str, Any]) -> None:
-        try:
-            text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-        except ValueError as exc:  # NaN or Infinity: standard JSON has no way to say them
-            raise StoreError(f"session '{name}' cannot be saved as JSON: {exc}") from exc
-        try:
-            blob = (text + "\n").encode("utf-8")
-        except UnicodeEncodeError:
-            # Lone surrogates (from undecodable argv bytes) cannot be UTF-8: escape them instead.
-            blob = (json.dumps(data, indent=2) + "\n").encode("ascii")
-        if len(blob) > MAX_SESSION_BYTES:
-            raise StoreError(
-                f"session '{name}' would grow past {MAX_SESSION_BYTES >> 20} MiB; "
-                "continue in a new one with --save-session",
-                path=str(path),
-            )
-        try:
-            atomic_write(path, blob)
-        except OSError as exc:
-            raise self._write_error(path, exc) from exc
 
     def list(self) -> list[SessionInfo]:
         """Every saved session, sorted by name; unreadable ones are listed with their `problem`."""
@@ -359,16 +440,16 @@ class FileSessionStore:
         infos = []
         for entry in entries:
             name = entry.name.removesuffix(".json")
-            if name == entry.name or not _is_valid_name(name):
-                continue  # lock files, temp files and strangers
+            if name == entry.name or not is_valid_name(name):
+                continue  # lock files, states, temp files and strangers
             path = Path(entry.path)
             try:
-                modified = entry.stat().st_mtime
+                modified = self.modified(name, entry.stat())[0]
             except OSError:
                 continue  # deleted since the directory was read, or a dangling link
             try:
-                raw = _read(path)
-                session = None if raw is None else _parse(path, raw)
+                raw = self._read(name)
+                session = None if raw is None else files.parse(path, raw)
             except StoreError as exc:
                 infos.append(SessionInfo(name, path, None, None, None, modified, exc.message))
                 continue
@@ -384,79 +465,8 @@ class FileSessionStore:
 _MAX_TRIES = 1000
 
 
-def _numbered(name: str, number: int) -> str:
-    """`NAME-N`, NAME cut so that the whole stays a valid name."""
-    suffix = f"-{number}"
-    return validate_name(name[: MAX_NAME_LENGTH - len(suffix)].rstrip(".") + suffix)
-
-
 def default_store() -> FileSessionStore:
     """The store the CLI uses: `$ORE_HOME/sessions` (`~/.ore/sessions` by default)."""
-    from .paths import ore_home
+    from ..paths import ore_home
 
     return FileSessionStore(ore_home() / "sessions")
-
-
-def _corrupt(path: Path, why: str) -> StoreError:
-    return StoreError(f"session file {path} is corrupt ({why}); fix or move it", path=str(path))
-
-
-def _read(path: Path) -> Any:
-    """The JSON value in `path`, or None if there is no such file. Never writes anything."""
-    data = _read_bytes(path)
-    if data is None:
-        return None
-    try:
-        # NaN, Infinity and a number too large for a float are not JSON: a file holding one is
-        # corrupt, never loaded and written back as something no other reader accepts.
-        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse, parse_float=_finite)
-    except UnicodeDecodeError as exc:
-        raise _corrupt(path, f"not UTF-8 text at byte {exc.start}") from exc
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, too deep
-        raise _corrupt(path, f"not JSON: {exc}") from exc
-
-
-def _read_bytes(path: Path) -> bytes | None:
-    """The bytes of session file `path`, or None if there is none (a FIFO or device there is
-    refused, never waited on)."""
-    try:
-        fd = open_regular(path, follow_symlinks=True)  # a FIFO is refused, never waited on
-    except FileNotFoundError:
-        return None
-    except NotRegularFile as exc:
-        raise _corrupt(path, "it is a directory" if exc.is_dir else "not a regular file") from exc
-    except OSError as exc:
-        raise StoreError(
-            f"session file {path} cannot be read ({os_error_words(exc)}); "
-            "fix its permissions or move it",
-            path=str(path),
-        ) from exc
-    try:
-        data = read_fd(fd, limit=MAX_SESSION_BYTES)
-    except OSError as exc:
-        raise _corrupt(path, os_error_words(exc)) from exc
-    finally:
-        os.close(fd)
-    if len(data) > MAX_SESSION_BYTES:
-        raise _corrupt(path, f"larger than {MAX_SESSION_BYTES >> 20} MiB")
-    return data
-
-
-def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text[:20]} is too large for a JSON number")
-    return value
-
-
-def _parse(path: Path, raw: Any) -> Session:
-    try:
-        return Session.from_dict(raw)
-    except DataError as exc:
-        raise _corrupt(path, exc.message) from exc
-    except OverflowError as exc:  # an integer too large for a float timestamp
-        raise _corrupt(path, str(exc)) from exc

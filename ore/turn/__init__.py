@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .context import ContextPlan, gather, plan_context
     from .replay import recorded_controls, recorded_turn_options, replay_request
     from .request import Conversation, Server, TurnRequest, persona
-    from .result import TurnResult
+    from .result import TurnNotKept, TurnResult
     from .run import preview, run_turn
     from .saving import (
         append_turn,
@@ -54,6 +54,7 @@ __all__ = [
     "ContextPlan",
     "Conversation",
     "Server",
+    "TurnNotKept",
     "TurnRequest",
     "TurnResult",
     "append_turn",
@@ -94,6 +95,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "Server": ".request",
             "TurnRequest": ".request",
             "persona": ".request",
+            "TurnNotKept": ".result",
             "TurnResult": ".result",
             "available_models": ".server",
             "backend_kind": ".server",

@@ -121,19 +121,19 @@ def truncation(turn: Turn) -> str | None:
 
 
 def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None]:
-    """The answer parsed and checked against `schema`: (data, None), or (None, why not)."""
-    kept = "the raw answer is in --json and the artifact"
+    """The answer parsed and checked against `schema`: (data, None), or (None, why not: where
+    in the answer, for one that does not match). Where the answer went is the caller's to say."""
     try:
         data = json.loads(content)
     except json.JSONDecodeError as exc:
         where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-        return None, f"the answer is not JSON ({where}); {kept}"
+        return None, f"the answer is not JSON ({where})"
     except (ValueError, RecursionError):
-        return None, f"the answer is not JSON ORE can read; {kept}"
+        return None, "the answer is not JSON ORE can read"
     if deeper_than(data, MAX_STRUCTURED_DEPTH):
         return None, (
             f"the answer nests deeper than {MAX_STRUCTURED_DEPTH} levels, "
-            f"too deep to check against the schema; {kept}"
+            f"too deep to check against the schema"
         )
     from jsonschema import validators  # type: ignore[import-untyped, unused-ignore]
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
@@ -144,17 +144,17 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
     except _OutOfTime:
         return None, (
             f"the answer could not be checked against the schema within "
-            f"{MAX_STRUCTURED_SECONDS:g} seconds; {kept}"
+            f"{MAX_STRUCTURED_SECONDS:g} seconds"
         )
     except (RecursionError, MemoryError):
-        return None, f"the answer cannot be checked: the schema recurses too deeply; {kept}"
+        return None, "the answer cannot be checked: the schema recurses too deeply"
     except Exception as exc:  # a $ref that resolves nowhere, a regex the engine refuses, ...
-        return None, f"the answer cannot be checked against the schema ({_why(exc)}); {kept}"
+        return None, f"the answer cannot be checked against the schema ({_why(exc)})"
     if error is None:
         return data, None
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
-    return None, f"the answer does not match the schema at {path}: {message}; {kept}"
+    return None, f"the answer does not match the schema at {path}: {message}"
 
 
 def deeper_than(data: Any, limit: int) -> bool:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..errors import OreError
+
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
     from ..core import Turn
     from ..turn_types import TurnContext
     from .request import Conversation
 
-__all__ = ["TurnResult"]
+__all__ = ["TurnNotKept", "TurnResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +61,15 @@ class TurnResult:
         if self.context.routing is not None:
             data["routing"] = self.context.routing.to_dict()
         return data
+
+
+class TurnNotKept(OreError):
+    """The model answered, and keeping the turn failed in part (a session that cannot be
+    written, an artifact on a full disk): the answer is not lost. `result` is the whole turn
+    (its `kept` says what was written; its `conversation` holds the turn in memory, with
+    `saved` unchanged when the session was not written, so the next save retries it). The
+    message says what was and was not kept, in one line."""
+
+    def __init__(self, message: str, result: TurnResult) -> None:
+        super().__init__(message)
+        self.result = result

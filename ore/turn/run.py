@@ -2,9 +2,11 @@
 
 The chain every turn goes through, in order, written once: refuse an unwritable artifact path,
 gather the context (route, activate the skill, run the gated tool), choose the server and the
-model, execute (the core's one reasoner call), check the answer (empty, cut, schema), append
-it to the saved session, build and write the artifact. Nothing is printed and nothing of click
-or rich is imported: what a person should see arrives through the callbacks and the result.
+model, execute (the core's one reasoner call), check the answer (empty, cut, schema), then keep
+it: append it to the saved session, write the artifact. Once the model has answered, nothing
+that fails while keeping it loses the answer: `TurnNotKept` carries the whole result. Nothing is
+printed and nothing of click or rich is imported: what a person should see arrives through the
+callbacks and the result.
 """
 
 from __future__ import annotations
@@ -109,7 +111,9 @@ def run_turn(
     :param on_routing: the router's decision, as soon as it is made (before the model call).
     :param on_warning: each skill the router's catalogue passed over.
     :raises OreError: a refused tool, an unreachable server, an empty answer (nothing is then
-        saved), a session or artifact that cannot be written.
+        saved).
+    :raises TurnNotKept: the model answered and the session or the artifact could not be
+        written: its `result` holds the answer and what was kept, its message what was not.
     """
     if request.artifact_out not in (None, "-"):
         from ..artifacts import check_destination
@@ -134,8 +138,7 @@ def _run(
 ) -> TurnResult:
     """The turn past its context: the model, the call, the checks, saving, the artifact."""
     from .answer import answer_warnings, structured
-    from .result import TurnResult
-    from .saving import append_turn
+    from .result import TurnNotKept, TurnResult
 
     model = choose_model(request.model, backend)
     conversation = request.conversation
@@ -148,27 +151,12 @@ def _run(
     data = schema_error = None
     if turn.options.schema is not None:
         data, schema_error = structured(turn.response.content, turn.options.schema)
-    kept: list[str] = []
-    after = None
-    if conversation is not None and history is not None and turn.session is not None:
-        whole = conversation.session.append(*turn.session.messages[len(history.messages) :])
-        after = append_turn(conversation, whole, turn.response.model_id)
-        if after.name is not None and after.name != conversation.name:
-            kept.append(
-                f"the turn is saved in session '{after.name}' "
-                f"('{conversation.name}' holds another session)"
-            )
-        elif after.name is not None:
-            kept.append(f"the turn is saved in session '{after.name}'")
     artifact = None
     if request.artifact_out is not None:
         artifact = _artifact(request, turn, ctx, backend, model)
-        if request.artifact_out != "-":
-            from ..artifacts import write_artifact
-
-            write_artifact(artifact, request.artifact_out, version=request.artifact_version)
-            kept.append(f"the artifact is written to {request.artifact_out}")
-    return TurnResult(
+    # The answer exists from here on: keeping it may fail, the answer is never lost to that.
+    after, kept, failed = _keep(request, turn, history, artifact)
+    result = TurnResult(
         turn=turn,
         model=model,
         context=ctx,
@@ -180,6 +168,52 @@ def _run(
         artifact=artifact,
         kept=tuple(kept),
     )
+    if failed:
+        raise TurnNotKept("; ".join([*failed, *kept]), result)
+    return result
+
+
+def _keep(
+    request: TurnRequest,
+    turn: Turn,
+    history: Session | None,
+    artifact: ExecutionArtifact | None,
+) -> tuple[Conversation | None, list[str], list[str]]:
+    """Keep an answered turn: appended to the saved session, the artifact written. Each is
+    tried whatever became of the other. The conversation after the turn (holding it in memory
+    when the session could not be written), what was kept and what failed, one phrase each."""
+    from ..errors import OreError
+    from .saving import append_turn
+
+    conversation = request.conversation
+    kept: list[str] = []
+    failed: list[str] = []
+    after = None
+    if conversation is not None and history is not None and turn.session is not None:
+        whole = conversation.session.append(*turn.session.messages[len(history.messages) :])
+        try:
+            after = append_turn(conversation, whole, turn.response.model_id)
+        except OreError as exc:
+            after = Conversation(whole, conversation.name, conversation.saved, conversation.history)
+            failed.append(f"the turn is not saved in session '{conversation.name}': {exc.message}")
+        else:
+            if after.name is not None and after.name != conversation.name:
+                kept.append(
+                    f"the turn is saved in session '{after.name}' "
+                    f"('{conversation.name}' holds another session)"
+                )
+            elif after.name is not None:
+                kept.append(f"the turn is saved in session '{after.name}'")
+    if artifact is not None and request.artifact_out not in (None, "-"):
+        from ..artifacts import write_artifact
+
+        try:
+            write_artifact(artifact, request.artifact_out, version=request.artifact_version)
+        except OreError as exc:
+            failed.append(f"the artifact is not written: {exc.message}")
+        else:
+            kept.append(f"the artifact is written to {request.artifact_out}")
+    return after, kept, failed
 
 
 def _sent_history(conversation: Conversation | None) -> Session | None:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..types import Session
 from .request import Conversation
 
 if TYPE_CHECKING:
     from ..store import FileSessionStore
-    from ..types import Session
 
 __all__ = [
     "append_turn",
@@ -38,15 +38,15 @@ def open_conversation(
     """The conversation a turn continues, and where it is saved.
 
     - `resume` alone (or `resume == save`): that session must exist; turns are appended to it.
-    - `save` alone: continued if it exists, else created (with `create=False`, as for a dry
-      run, nothing is written and a new session stays in memory).
+    - `save` alone: continued if it exists, else a new session, written when its first turn
+      completes (a failed or interrupted turn leaves no file). `create` checks at once that
+      it can be written (`create=False`, as for a dry run, touches nothing).
     - `resume` A and `save` B: A's history continues into a new session B, written with A's
       messages when the first turn completes; A is never written. When B exists by then (before
       the call, or another process took it meanwhile), B is left as it is and the turn is saved
       as a new session `B-2` (the first free number): the answer is never lost to the name, and
       the result's conversation and `kept` say where it went.
     """
-    from ..types import Session
 
     store = _store()
     if resume is not None:
@@ -72,6 +72,10 @@ def append_turn(conversation: Conversation, whole: Session, model_id: str) -> Co
     session has, remember the model that answered, and return the conversation as it is now.
     The one place a turn reaches a saved session.
 
+    A new session (`--save-session NAME` of a name not saved yet) is written with its first
+    turn; if another process saved NAME meanwhile, the turn joins it, as two processes saving
+    to one name always do, and the conversation goes on with that session's id.
+
     The fork rule: when the conversation's name now holds another session (a fork into a name
     that exists, a name another process took first), that session is left as it is and the
     whole conversation is saved as a new session under the first free `NAME-N`; the returned
@@ -84,10 +88,19 @@ def append_turn(conversation: Conversation, whole: Session, model_id: str) -> Co
 
     store = _store()
     name = conversation.name
+    new = conversation.saved == 0 and not conversation.session.messages
     try:
-        store.append(name, whole.messages[conversation.saved :], session_id=whole.id)
+        saved_id = store.add(
+            name,
+            whole.messages[conversation.saved :],
+            session_id=None if new else whole.id,
+            new=whole,
+        )
     except SessionTaken:
         name, _ = store.save_elsewhere(name, whole)
+    else:
+        if saved_id != whole.id:
+            whole = Session(messages=whole.messages, id=saved_id, created_at=whole.created_at)
     record_model(store, name, model_id)
     return Conversation(whole, name, len(whole.messages), conversation.history)
 
@@ -112,7 +125,8 @@ def valid_name(name: str) -> str:
 
 
 def latest_session() -> str:
-    """The name of the session written last (`--continue`); `StoreError` when there is none."""
+    """The name of the session written last (`--continue`), passing over any that holds no
+    message; `StoreError` when there is none."""
     from ..sessions import latest
 
     return latest(_store())

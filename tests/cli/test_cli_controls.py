@@ -317,7 +317,7 @@ def test_an_invalid_structured_answer_is_exit_1_naming_the_path_and_kept(
     path = tmp_path / "a.json"
     result = run_ore("--schema", "name, age int", "x", "--artifact-out", str(path), env=wire.env)
     assert result.returncode == 1
-    assert words in one_line_error(result) and result.stdout == ""
+    assert words in one_line_error(result) and result.stdout == answer + "\n"  # never lost
     artifact = json.loads(path.read_text())
     assert artifact["output"]["content"] == answer and artifact["input"]["schema"] == PERSON
     as_json = run_ore("--schema", "name, age int", "x", "--json", env=wire.env)
