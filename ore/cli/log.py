@@ -321,7 +321,8 @@ def status(as_json: bool) -> None:
         print_json(data)
         return
     state = "on" if enabled else "off ('ore log on' starts it again)"
-    out(visible(f"log {state}\npath {path}\nturns {turns}\nbytes {size}"))
+    for line in (f"log {state}", f"path {path}", f"turns {turns}", f"bytes {size}"):
+        out(visible(line))
 
 
 def _size(path: Any) -> int:
