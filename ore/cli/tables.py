@@ -16,9 +16,7 @@ Every cell is outside text and passes `console.visible` before it reaches a term
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -68,6 +66,8 @@ def emit_table(
 
 def _print_json(data: object) -> None:
     """Indented at a terminal (controls as JSON escapes), one line in a pipe."""
+    import json
+
     if is_terminal(sys.stdout):
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
         out(visible(text, keep="\n", as_json=True))
@@ -82,6 +82,7 @@ def _styled() -> bool:
 def _aligned(columns: Sequence[str], table: list[list[object]]) -> str:
     """The rows laid out by rich as a table the terminal's width, header first."""
     import io
+    import shutil
 
     from rich.console import Console
     from rich.table import Table
