@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import shutil
 import struct
@@ -78,6 +79,20 @@ def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     return lines[0]
+
+
+#: The waiting spinner's frames (`ore.cli.progress`): drawn at a terminal only while a reply
+#: takes longer than a moment, which a loaded machine can make any reply take.
+_PROGRESS = re.compile(
+    rb"(?:\r\x1b\[K[^\s]{1,3} (?:waiting for the model|indexing \d+/\d+ files) \d+s)+"
+    rb"\r\x1b\[K"
+)
+
+
+def without_progress(shown: bytes) -> bytes:
+    """What a terminal showed, without the waiting spinner's frames and their erasing (for
+    tests of exact bytes, which must not depend on how loaded the machine is)."""
+    return _PROGRESS.sub(b"", shown)
 
 
 def run_in_pty(

@@ -111,6 +111,7 @@ def _color() -> bool:
 
 def note(text: str) -> None:
     """A diagnostic line on stderr (dimmed on a colour terminal)."""
+    _clear_progress()
     text = visible(text)
     click.echo(click.style(text, dim=True) if _color() else text, err=True)
 
@@ -132,7 +133,16 @@ def reasoning(text: str, *, line_start: bool = False) -> bool:
 
 def warn(message: str) -> None:
     """A warning line on stderr: something was passed over, and the command goes on."""
+    _clear_progress()
     click.echo(f"Warning: {visible(message)}", err=True)
+
+
+def _clear_progress() -> None:
+    """Erase a waiting spinner's line (`ore.cli.progress`, loaded only once one runs) so a
+    note never continues it."""
+    progress = sys.modules.get(f"{__package__}.progress")
+    if progress is not None:
+        progress.clear_line()
 
 
 def report(exc: OreError) -> None:

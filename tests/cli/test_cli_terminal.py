@@ -14,11 +14,18 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _cli import ORE, needs_ore, run_in_pty, run_ore
+from _cli import ORE, needs_ore, run_ore, without_progress
+from _cli import run_in_pty as _pty
 
 pytestmark = needs_ore
+
+
+def run_in_pty(*args: Any, **kwargs: Any) -> bytes:
+    """`_cli.run_in_pty` without the waiting spinner (these tests check exact bytes)."""
+    return without_progress(_pty(*args, **kwargs))
 
 ANSWER = (
     "# Steps\n\nRun **this**:\n\n- one\n- two\n\n"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from _cli import needs_ore, run_ore
+from _cli import needs_ore, run_ore, without_progress
 from _cli import run_in_pty as pty_run
 
 from ore.cli.console import REASONING_PREFIX, visible
@@ -52,8 +52,9 @@ def terminal_env(ore_env: dict[str, str], **extra: str) -> dict[str, str]:
 
 
 def run_in_pty(args: list[str], env: dict[str, str], typed: Sequence[str] = ()) -> bytes:
-    """`ore ARGS` on a pseudo-terminal 200 wide (`_cli.run_in_pty`)."""
-    return pty_run(args, env, typed, columns=200)
+    """`ore ARGS` on a pseudo-terminal 200 wide (`_cli.run_in_pty`), the waiting spinner
+    left out (`_cli.without_progress`)."""
+    return without_progress(pty_run(args, env, typed, columns=200))
 
 
 def plain(shown: bytes) -> str:

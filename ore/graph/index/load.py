@@ -81,8 +81,13 @@ def load_index(
     """The index of `root`, reusing the cache for unchanged files and parsing the rest.
 
     :param jobs: worker processes for parsing (default: every core); 1 parses in-process.
-    :param progress: called with (done, total) while parsing (nothing is printed here).
+    :param progress: called with (done, total) while parsing (nothing is printed here); None:
+        whoever listens through `ore.graph.progress` (a turn's spinner at a terminal), if any.
     """
+    if progress is None:
+        from ..progress import fallback
+
+        progress = fallback()
     base = check_root(root)
     # The index is hundreds of thousands of small tuples that never form cycles: the cyclic GC
     # would only walk them again and again while they are built (a third of a warm query).
