@@ -42,6 +42,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "--max-size",
             "--list-models",
             "--no-config",
+            "--no-config",
         ),
     ),
     (
@@ -86,7 +87,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "--list-skills",
         ),
     ),
-    ("Artifacts", ("--artifact-out", "--artifact-in", "--artifact-version")),
+    ("Artifacts", ("--artifact-out", "--artifact-in", "--artifact-version", "--no-log")),
 )
 _OTHER = "Other options"
 _SECTION_OF = {flag: title for title, flags in SECTIONS for flag in flags}
@@ -106,6 +107,8 @@ class SectionedCommand(click.Command):
         grouped: dict[str, list[tuple[str, str]]] = {title: [] for title, _ in SECTIONS}
         grouped[_OTHER] = []
         for param in self.get_params(ctx):
+            if not isinstance(param, click.Option):
+                continue  # PROMPT is in the usage line and the text above
             record = param.get_help_record(ctx)
             if record is not None:
                 grouped[_section(param)].append(record)
