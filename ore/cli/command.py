@@ -374,6 +374,8 @@ def _dispatch(args: list[str]) -> int:
         name = args[0]
         module = importlib.import_module(f"{__package__}.{name}")
         command, args, prog = getattr(module, name), args[1:], f"ore {name}"
+        for key, value in CONTEXT_SETTINGS.items():  # -h and the width, whoever wrote it
+            command.context_settings.setdefault(key, value)
     try:
         code = command.main(args, prog_name=prog, standalone_mode=False)
     except click.ClickException as exc:  # every usage mistake, in one voice (exit 2)

@@ -52,6 +52,8 @@ def test_help_wraps_to_the_terminal_width(ore_env, columns: int) -> None:
         ["schema", "artifact", "-h"],
         ["skill", "-h"],
         ["skill", "validate", "-h"],
+        ["log", "-h"],
+        ["mcp", "-h"],
     ],
     ids=" ".join,
 )
