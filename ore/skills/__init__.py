@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from .. import _fs
 from ..errors import SkillError
+from ..paths import folder_problem
 from ..types import ActiveSkill, SkillMetadata
 from .frontmatter import (
     FRONTMATTER_LIMIT,
@@ -136,12 +137,14 @@ def skill_roots() -> tuple[Path, ...]:
 
 @dataclass(frozen=True, slots=True)
 class SkillCatalog:
-    """Every skill found: the usable ones by name, the refused ones by folder with why, and the
-    spec deviations of usable ones by name (only those that have any)."""
+    """Every skill found: the usable ones by name, the refused ones by folder with why, the
+    spec deviations of usable ones by name (only those that have any), and the skills folders
+    that could not be read, each with its one line (`ore.paths.folder_problem`)."""
 
     skills: Mapping[str, SkillMetadata] = field(default_factory=dict)
     problems: Mapping[str, str] = field(default_factory=dict)
     deviations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    unreadable: Mapping[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> SkillMetadata:
         """The skill called `name` (any case), or a SkillError saying it is refused or unknown."""
@@ -158,6 +161,9 @@ class SkillCatalog:
                     f"'{other.name}' (use --skill {other.name})",
                     skill=name,
                 )
+        if self.unreadable:  # it may be in the folder that could not be read: say that
+            problem = next(iter(self.unreadable.values()))
+            raise SkillError(f"unknown skill {name[:80]!r}: {problem}", skill=name)
         names = list(self.skills)
         known = f"available skills are {', '.join(names) or 'none'}"
         if len(names) > _LISTED:  # thousands installed: the closest few and a count, one line
@@ -175,12 +181,36 @@ def _lookup(mapping: Mapping[str, _V], name: str) -> _V | None:
 
 
 def _folders(root: Path) -> list[os.DirEntry[str]]:
+    """The entries of `root` that may be skill folders (not hidden; folders, or names that
+    cannot be looked at, which `discover_skills` reports). None when there is no `root`.
+
+    :raises OSError: `root` cannot be listed (a symlink loop, no permission, a file there).
+    """
     try:
         with os.scandir(root) as entries:
-            found = [e for e in entries if not e.name.startswith(".") and e.is_dir()]
-    except (FileNotFoundError, NotADirectoryError):
+            found = [e for e in entries if not e.name.startswith(".") and _maybe_folder(e)]
+    except FileNotFoundError:
         return []
     return sorted(found, key=lambda e: e.name)
+
+
+def _maybe_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a symlink loop, say: reported when its SKILL.md is looked for
+        return True
+
+
+def _has_skill_md(folder: Path) -> bool:
+    """Whether `folder` holds a SKILL.md (a dangling link counts: it is reported, not skipped).
+
+    :raises OSError: the folder cannot be looked into.
+    """
+    try:
+        os.lstat(folder / "SKILL.md")
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def discover_skills(
@@ -200,6 +230,7 @@ def discover_skills(
     problems: dict[str, str] = {}
     deviations: dict[str, tuple[str, ...]] = {}
     claimed: dict[str, int] = {}  # case-folded name -> index of the root that claimed it
+    unreadable: dict[str, str] = {}
 
     def refuse(index: int, folder: str, message: str) -> None:
         problems[folder] = message
@@ -208,9 +239,21 @@ def discover_skills(
             warn(f"skipping skill: {message}")
 
     for index, root in enumerate(skill_roots() if roots is None else roots):
-        for entry in _folders(root):
+        try:
+            entries = _folders(root)
+        except OSError as exc:  # the others are still read: yours never hide the bundled ones
+            unreadable[str(root)] = folder_problem(exc, root, "read the skills folder")
+            if warn is not None:
+                warn(unreadable[str(root)])
+            continue
+        for entry in entries:
             folder = Path(entry.path)
-            if not os.path.lexists(folder / "SKILL.md"):
+            try:
+                if not _has_skill_md(folder):
+                    continue
+            except OSError as exc:
+                if claimed.get(entry.name.casefold(), index) == index:
+                    refuse(index, entry.name, folder_problem(exc, folder, "read the skill folder"))
                 continue
             try:
                 meta, deviant = inspect_skill(folder)
@@ -232,7 +275,7 @@ def discover_skills(
             skills[meta.name] = meta
             if deviant:
                 deviations[meta.name] = deviant
-    return SkillCatalog(dict(sorted(skills.items())), problems, deviations)
+    return SkillCatalog(dict(sorted(skills.items())), problems, deviations, unreadable)
 
 
 def find_skill(name: str, roots: Sequence[Path] | None = None) -> SkillMetadata:
