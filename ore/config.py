@@ -14,8 +14,6 @@ one place that rule is written: the CLI, `ore config show` and `--dry-run` all a
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -60,8 +58,10 @@ CONFIG_KEYS: Mapping[str, str] = MappingProxyType(
 )
 _STRINGS = ("model", "backend", "base_url", "keep_alive", "system", "api_key_env")
 _TABLES = ("options", "aliases")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+#: An environment variable's name, and a key TOML takes bare (compiled on first use: `re`
+#: caches them, and a turn with a well-formed file never asks).
+_ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*\Z"
+_BARE_KEY = r"[A-Za-z0-9_-]+\Z"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -331,7 +331,7 @@ def _parse(path: Path, text: str, data: dict[str, Any]) -> Config:
         if key in _STRINGS:
             if not isinstance(value, str):
                 raise _broken(path, _line_of(text, key), f"'{key}' must be a string")
-            if key == "api_key_env" and not _ENV_NAME.match(value):
+            if key == "api_key_env" and not re.match(_ENV_NAME, value):
                 raise _broken(
                     path,
                     _line_of(text, key),
@@ -401,7 +401,7 @@ def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -
         return
     if value == "":
         data.pop(head, None)
-    elif head == "api_key_env" and not _ENV_NAME.match(value):
+    elif head == "api_key_env" and not re.match(_ENV_NAME, value):
         raise ConfigError(
             "'api_key_env' takes the NAME of an environment variable (e.g. DEEPSEEK_API_KEY), "
             "never a key: put the key in that variable",
@@ -439,10 +439,12 @@ def _dumps(data: Mapping[str, Any], path: Path) -> str:
 
 
 def _key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else _string(key)
+    return key if re.match(_BARE_KEY, key) else _string(key)
 
 
 def _value(value: Any, path: Path) -> str:
+    import math
+
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -469,4 +471,6 @@ def _value(value: Any, path: Path) -> str:
 def _string(text: str) -> str:
     # JSON's escapes (\" \\ \n \uXXXX for control characters) are TOML's basic-string escapes;
     # DEL is a control character to TOML but not to JSON.
+    import json
+
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -40,6 +40,10 @@ print(json.dumps(heavy), file=sys.stderr)
         ["session", "list"],
         ["session", "list", "--json"],
         ["session", "show", "nosuch"],
+        ["config", "path"],
+        ["config", "show"],
+        ["models", "default"],
+        ["models", "aliases"],
     ],
     ids=lambda a: " ".join(a),
 )
