@@ -1,19 +1,20 @@
 """Quadratic work, measured (issue 21, item 6): streamed Markdown and deeply nested files.
 
-Markdown: a ~1 MB answer of ordinary blocks (paragraphs, code, lists, tables) fed token by token
-in 4-byte pieces to `MarkdownStream`, on a rich Console that is a terminal 100 columns wide
-writing to /dev/null, against (a) the same pieces written raw to the same file, the `--raw`
-floor, and (b) the whole answer rendered once by rich, the floor of any rendering. The
-renderer's clock runs as if a model sent a piece every `--token-ms` (it draws at most every
-80 ms of that time), so nothing waits for a model. Before the fix each draw re-rendered the
-whole answer (108 KB took 50 s, 432 KB over 300 s); `--before REV` streams the smaller answers
-with the renderer of that commit too.
+Markdown: a ~1 MB answer of ordinary blocks (headings, paragraphs with emphasis, code and
+links, fenced code, lists, tables) fed token by token in 4-byte pieces to ORE's own streaming
+renderer (`ore.cli.markdown.MarkdownStream`, 100 columns), writing to /dev/null as stdout at a
+terminal does (write, then flush), against the same pieces written raw the same way (the
+`--raw` floor); the target is streamed <= 3x raw. Runs are interleaved and the ratio taken per
+run; the median is reported. Also shown: the same answer rendered whole once by the same
+renderer (a non-streamed answer), and by rich, the renderer before (35x raw; streamed through
+it, 2.0x its own whole render). `--before REV` streams smaller answers through the rich-based
+renderer of that commit (at 96fa919^, before the linear fix, 108 KB took 50 s).
 
 Graph: a 20,000-deep nested JS file and a 20,000-deep nested Python file (both under the 1 MB
 index limit), extracted (`index_file`) and indexed cold as a whole tree (`open_graph`), against
 a flat file of the same size. Before the fix one 939 KB nested JS file took 348 s.
 
-    python bench/hardening_bench.py [--size BYTES] [--depth N] [--runs N] [--before REV]
+    python bench/hardening_bench.py [--size BYTES] [--depth N] [--runs N] [--md-runs N] [--before REV]
 """
 
 from __future__ import annotations
@@ -101,66 +102,106 @@ def renderer_before(rev: str) -> types.ModuleType:
 
 
 def bench_markdown(size: int, runs: int, delay: float, before: str | None) -> None:
-    from rich.console import Console
-    from rich.markdown import Markdown
-
     from ore.cli import render
 
     sink = open(os.devnull, "w")  # noqa: SIM115 - kept for the whole benchmark
 
-    def console() -> Console:
-        return Console(file=sink, width=100, force_terminal=True, color_system="truecolor")
-
-    def streamed(module: Any, pieces: list[str]) -> None:
-        clock = PacedClock(delay)
-        module.time = types.SimpleNamespace(monotonic=clock.monotonic)
-        if module is render:
-            stream = module.MarkdownStream(console=console())
-        else:
-            module._console = console
-            stream = module.MarkdownStream()
-        for piece in pieces:
-            clock.fed += 1
-            stream.feed(piece)
-        stream.close()
+    def write(text: str) -> None:
+        # what `ore.cli.console.out` does with each piece: write, then flush
+        sink.write(text)
+        sink.flush()
 
     text = answer(size)
     pieces = [text[at : at + 4] for at in range(0, len(text), 4)]
 
     def raw() -> None:
         for piece in pieces:
-            sink.write(piece)
-            sink.flush()
+            write(piece)
+
+    def streamed() -> None:
+        stream = render.MarkdownStream(write, width=100)
+        for piece in pieces:
+            stream.feed(piece)
+        stream.close()
 
     def whole() -> None:
-        console().print(Markdown(text, code_theme="monokai"))
+        stream = render.MarkdownStream(write, width=100)
+        stream.feed(text)
+        stream.close()
 
-    results = {
-        "raw 4-byte writes": median_time(raw, runs),
-        "rendered whole, once": median_time(whole, runs),
-        "streamed (MarkdownStream)": median_time(lambda: streamed(render, pieces), runs),
-    }
+    # wall time, and this process's CPU time (steadier on a shared machine)
+    clocks = {"wall": time.perf_counter, "cpu": time.process_time}
+    names = ("raw", "streamed", "whole")
+    times = {(clock, name): [] for clock in clocks for name in names}  # type: ignore[var-annotated]
+    for _ in range(runs):  # interleaved, so a busy moment of the machine hits every side
+        for name, fn in (("raw", raw), ("streamed", streamed), ("whole", whole)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            fn()
+            times["wall", name].append(time.perf_counter() - wall)
+            times["cpu", name].append(time.process_time() - cpu)
     print(
         f"\nMarkdown: {len(text):,} characters, {len(pieces):,} pieces of 4, width 100,"
-        f" paced as a model sending a piece every {delay * 1000:g} ms"
+        f" to /dev/null, median of {runs} runs (wall, cpu)"
     )
-    for name, seconds in results.items():
-        print(f"  {name:<32} {seconds:8.2f} s")
-    stream_s = results["streamed (MarkdownStream)"]
-    print(
-        f"  streamed / raw {stream_s / results['raw 4-byte writes']:.1f}x,"
-        f" streamed / whole {stream_s / results['rendered whole, once']:.2f}x"
-    )
-    sizes = (size // 80, size // 40, size // 20)
-    modules = [("now", render)] + ([(before, renderer_before(before))] if before else [])
-    for label, module in modules:
-        # the renderer before the fix redrew the whole answer per piece once a draw took longer
-        # than 80 ms: 13 KB already takes about a minute, so it gets smaller answers
-        for small in sizes if module is render else (size // 320, size // 160, size // 80):
-            body = answer(small)
-            parts = [body[at : at + 4] for at in range(0, len(body), 4)]
-            seconds = median_time(lambda m=module, p=parts: streamed(m, p), 1)
-            print(f"  streamed {label:<8} {len(body) / 1000:6.0f} KB {seconds:8.2f} s")
+    labels = {
+        "raw": "raw 4-byte writes (write + flush)",
+        "streamed": "streamed (ore.cli.markdown)",
+        "whole": "rendered whole, once (the same)",
+    }
+    for name in names:
+        wall_s = statistics.median(times["wall", name])
+        cpu_s = statistics.median(times["cpu", name])
+        print(f"  {labels[name]:<36} {wall_s:8.3f} s {cpu_s:8.3f} s")
+    for clock in clocks:
+        ratios = [s / r for s, r in zip(times[clock, "streamed"], times[clock, "raw"], strict=True)]
+        print(
+            f"  streamed / raw ({clock}): median {statistics.median(ratios):.2f}x"
+            f" (runs {min(ratios):.2f}x to {max(ratios):.2f}x), target <= 3x"
+        )
+    try:
+        from rich.console import Console
+        from rich.markdown import Markdown
+    except ImportError:
+        pass
+    else:  # the renderer ORE used before, for scale
+        seconds = median_time(
+            lambda: Console(
+                file=sink, width=100, force_terminal=True, color_system="truecolor"
+            ).print(Markdown(text, code_theme="monokai")),
+            1,
+        )
+        print(f"  rich, rendered whole once (before)   {seconds:8.3f} s")
+    if before:
+        bench_before(before, size, delay, sink)
+
+
+def bench_before(rev: str, size: int, delay: float, sink: Any) -> None:
+    """The rich-based `MarkdownStream` of `rev` on smaller answers (it redrew the open block,
+    paced as a model sending a piece every `delay` seconds; before the linear fix, the whole
+    answer per draw)."""
+    from rich.console import Console
+
+    module = renderer_before(rev)
+
+    def console() -> Console:
+        return Console(file=sink, width=100, force_terminal=True, color_system="truecolor")
+
+    module._console = console
+    for small in (size // 320, size // 160, size // 80):
+        body = answer(small)
+        parts = [body[at : at + 4] for at in range(0, len(body), 4)]
+
+        def streamed(parts: list[str] = parts) -> None:
+            clock = PacedClock(delay)
+            module.time = types.SimpleNamespace(monotonic=clock.monotonic)
+            stream = module.MarkdownStream()
+            for piece in parts:
+                clock.fed += 1
+                stream.feed(piece)
+            stream.close()
+
+        seconds = median_time(streamed, 1)
+        print(f"  streamed {rev:<8} {len(body) / 1000:6.0f} KB {seconds:8.2f} s")
 
 
 def js_nested(depth: int) -> bytes:
@@ -225,19 +266,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000, help="Markdown answer size")
     parser.add_argument("--depth", type=int, default=20_000, help="nesting depth")
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=1, help="graph runs (median)")
+    parser.add_argument("--md-runs", type=int, default=7, help="Markdown runs (median)")
     parser.add_argument("--only", choices=("markdown", "graph"))
     parser.add_argument(
-        "--token-ms", type=float, default=1.0, help="the pace of the simulated model (ms)"
+        "--token-ms", type=float, default=1.0, help="--before: the pace of a simulated model (ms)"
     )
     parser.add_argument(
-        "--before", metavar="REV", help="also stream with ore/cli/render.py as of this commit"
+        "--before", metavar="REV", help="also stream with the rich renderer of this commit"
     )
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores")
     if args.only != "graph":
-        bench_markdown(args.size, args.runs, args.token_ms / 1000, args.before)
+        bench_markdown(args.size, args.md_runs, args.token_ms / 1000, args.before)
     if args.only != "markdown":
         bench_graph(args.depth, args.runs)
     sys.stdout.flush()

@@ -1,79 +1,23 @@
 """Streamed Markdown at a terminal does work linear in the answer (issue 21, item 6).
 
-`MarkdownStream` re-renders only the open end of an answer: the blocks that can no longer change
-are rendered a last time, printed for good and dropped. Counted here, not timed: the text parsed
-and rendered per piece stays bounded by the open block however long the answer grows, and the
-screen at the end is what rendering the whole answer at once shows.
+`ore.cli.markdown.MarkdownStream` styles each line once and prints it once. Counted here, not
+timed: the characters its line and inline passes look at, over a whole answer, grow as the
+answer does (four times the answer, about four times the work), and stay a small multiple of
+it even when the answer is built to keep text held (open code spans and links, unclosed code
+blocks, long delimiter runs, one huge line).
 """
 
 from __future__ import annotations
 
-import io
 import re
 
 import pytest
-from rich.console import Console
-from rich.markdown import Markdown
 
-from ore.cli import render
+from ore.cli.markdown import MarkdownStream
 
-ANSWER = """# Title
+BLOCK = """### Step {i}
 
-[r]: http://example.com/ref
-
-Some *emphasis*, **bold**, `code` and a [link](http://example.com) in a line long enough to wrap
-at the console's width, with a [reference link][r] too.
-
-## Lists
-
-- one
-- two
-  continued
-
-- loose item
-
-1. first
-2. second
-
-3. third after a blank line
-
----
-
-> a quote
-> more
-
-> another quote
-
-```python
-def f(x):
-
-    return x  # a blank line above, inside the fence
-```
-
-| a | b |
-|---|---|
-| 1 | 2 |
-| 3 | 4 |
-
-    indented code
-
-    more indented code
-
-A paragraph
-with a soft break, then ![an image](http://example.com/i.png)
-
-***
-Text after a rule.
-- a list right after text
-
-~~~
-a tilde fence
-
-~~~
-
-Last line, no newline at the end."""
-
-BLOCK = """Paragraph {i} says *something* about `thing_{i}` over a few words.
+Paragraph {i} says *something* about `thing_{i}` and **more** over a [link](http://x.org/{i}).
 
 ```python
 def f_{i}(x):
@@ -94,94 +38,82 @@ def _long(blocks: int) -> str:
     return "".join(BLOCK.format(i=i, sq=i * i) for i in range(blocks))
 
 
-def _console(buffer: io.StringIO, color: bool) -> Console:
-    # Not a terminal: the live lines are never drawn, so the buffer holds exactly what is
-    # printed for good, the screen that stays once the stream is closed.
-    return Console(file=buffer, width=60, color_system="truecolor" if color else None)
+@pytest.fixture
+def work(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths of the texts the renderer's line and inline passes looked at."""
+    looked: list[int] = []
+    inline, complete = MarkdownStream._inline, MarkdownStream._complete
+
+    def counting_inline(self: MarkdownStream, text: str, *, final: bool) -> int:
+        looked.append(len(text))
+        return inline(self, text, final=final)
+
+    def counting_complete(self: MarkdownStream, line: str) -> None:
+        looked.append(len(line))
+        complete(self, line)
+
+    monkeypatch.setattr(MarkdownStream, "_inline", counting_inline)
+    monkeypatch.setattr(MarkdownStream, "_complete", counting_complete)
+    return looked
 
 
-def _whole(text: str, color: bool) -> str:
-    buffer = io.StringIO()
-    _console(buffer, color).print(Markdown(text, code_theme="monokai"))
-    return buffer.getvalue()
-
-
-def _streamed(text: str, size: int, color: bool) -> str:
-    buffer = io.StringIO()
-    stream = render.MarkdownStream(console=_console(buffer, color))
+def _stream(text: str, size: int) -> str:
+    shown: list[str] = []
+    stream = MarkdownStream(shown.append, width=60)
     for at in range(0, len(text), size):
         stream.feed(text[at : at + size])
     stream.close()
-    return buffer.getvalue()
+    return "".join(shown)
 
 
-def _same_links(text: str) -> str:
-    return re.sub(r"id=\d+", "id=", text)  # rich numbers each hyperlink it writes
+def _total(work: list[int], text: str, size: int) -> int:
+    work.clear()
+    _stream(text, size)
+    return sum(work)
 
 
-@pytest.fixture
-def every_piece(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Render on every piece (no pause between renders); the lengths of the texts parsed."""
-    monkeypatch.setattr(render, "_INTERVAL", 0.0)
-    monkeypatch.setattr(render, "_BACKOFF", 0.0)
-    parsed: list[int] = []
-    real = render._parse
-
-    def counting(parser: object, text: str, env: dict[str, object]) -> list[object]:
-        parsed.append(len(text))
-        return real(parser, text, env)
-
-    monkeypatch.setattr(render, "_parse", counting)
-    return parsed
-
-
-@pytest.mark.parametrize("color", [False, True])
-@pytest.mark.parametrize("size", [1, 4, 17, 10_000])
-def test_streaming_an_answer_ends_on_the_screen_rendering_it_whole_shows(
-    every_piece: list[int], size: int, color: bool
-) -> None:
-    assert _same_links(_streamed(ANSWER, size, color)) == _same_links(_whole(ANSWER, color))
-
-
-def test_a_long_answer_streamed_with_pauses_ends_the_same_too() -> None:
-    text = _long(40)
-    assert _same_links(_streamed(text, 4, False)) == _same_links(_whole(text, False))
-
-
-def test_the_text_rendered_per_piece_is_bounded_by_the_open_block(every_piece: list[int]) -> None:
-    peaks = []
-    for blocks in (10, 40):
-        every_piece.clear()
-        text = _long(blocks)
-        _streamed(text, 4, True)
-        assert len(every_piece) >= len(text) // 4  # one render per piece
-        peaks.append(max(every_piece))
-        # all the work: each piece re-renders at most the last two blocks
-        assert sum(every_piece) <= 2 * len(BLOCK.format(i=blocks, sq=blocks)) * len(every_piece)
-    # four times the answer, the same most text rendered for one piece
-    assert peaks[1] <= peaks[0] + 20
-    assert peaks[1] < 2 * len(BLOCK.format(i=99, sq=99 * 99))
-
-
-def test_the_total_work_grows_linearly_with_the_answer(every_piece: list[int]) -> None:
-    totals = []
-    for blocks in (10, 40):
-        every_piece.clear()
-        _streamed(_long(blocks), 4, False)
-        totals.append(sum(every_piece))
+@pytest.mark.invariant
+@pytest.mark.parametrize("size", [1, 4])
+def test_the_work_of_a_streamed_answer_grows_linearly(work: list[int], size: int) -> None:
+    small, large = _long(10), _long(40)
+    totals = [_total(work, small, size), _total(work, large, size)]
     assert totals[1] < 4.5 * totals[0]  # quadratic would be about 16 times
+    assert totals[1] < 8 * len(large)  # and a small multiple of the answer
 
 
-def test_a_block_that_never_closes_is_rendered_whole_but_correctly(
-    every_piece: list[int],
-) -> None:
-    # one long code block: nothing can be settled, but the result is still the whole render
-    text = "```\n" + "".join(f"line {i}\n\n" for i in range(60)) + "```\n\nAfter.\n"
-    assert _streamed(text, 7, False) == _whole(text, False)
+HOSTILE = {
+    # a backtick that never closes, on one long line
+    "open code span": lambda n: "x `" + "word " * n + "\n",
+    # a link that never closes
+    "open link": lambda n: "[" + "word " * n + "\n",
+    "open link target": lambda n: "[a](" + "w" * 5 * n + "\n",
+    # runs of delimiters longer than any emphasis, and many short ones
+    "long runs": lambda n: ("*" * 500 + " ") * (n // 100) + "\n",
+    "short runs": lambda n: "*a _b ~~c `d " * (n // 2) + "\n",
+    # a code block that never closes, one huge line in it
+    "open fence": lambda n: "```\n" + "x = 1; " * n,
+    # a line that may still become a rule or an item for a long time
+    "undecided start": lambda n: "- " * n + "x\n",
+    "spaces": lambda n: " " * 5 * n + "x\n",
+}
 
 
-def test_reference_definitions_of_printed_blocks_still_resolve(every_piece: list[int]) -> None:
-    text = "[r]: http://example.com/x\n\nIntro.\n\n" + "Para.\n\n" * 5 + "See [it][r].\n"
-    out = _streamed(text, 1, False)
-    assert out == _whole(text, False)
-    assert "See it." in out  # a link, not `[it][r]` as text
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_text_built_to_stay_held_still_costs_linear_work(work: list[int], name: str) -> None:
+    text, quadruple = HOSTILE[name](4000), HOSTILE[name](16000)
+    totals = [_total(work, text, 1), _total(work, quadruple, 1)]
+    assert totals[1] < 4.5 * totals[0], totals
+    assert totals[1] < 3 * len(quadruple), totals  # never re-reads a line for long
+
+
+def test_a_piece_is_written_at_most_once_and_nothing_is_ever_redrawn() -> None:
+    writes: list[str] = []
+    stream = MarkdownStream(writes.append, width=60)
+    text = _long(5)
+    for at in range(0, len(text), 3):
+        stream.feed(text[at : at + 3])
+    stream.close()
+    assert len(writes) <= len(text) // 3 + 2
+    shown = "".join(writes)
+    # only SGR styling: no cursor movement, no erasing, no carriage return
+    assert not re.search(r"\x1b\[[0-9;]*[A-Za-ln-z]|\r", shown)
