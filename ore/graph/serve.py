@@ -1,165 +1,233 @@
-"""`WarmGraph`: one root's graph kept in memory by a long-lived process (`ore mcp`), checked for
-changes before every answer.
+"""`WarmGraph`: one root's graph kept in memory by a long-lived process (`ore mcp`), brought up
+to date before every answer, re-parsing only what changed.
 
 A process per query pays for discovery (listing the tree), reading the cache's head and building
-the adjacency, PageRank and the rest every time. A warm graph pays once; before each answer it
-asks `Probe.changed`: a stat of every indexed file (size and mtime, the cache's fast path), of
-every folder the discovery covers (a file added, deleted or renamed changes its folder's mtime)
-and, for the few files whose mtime is within `RACY_NS` of the moment they were indexed, their
-content hash (the cache's racy rule). Nothing changed: the same `CodeGraph` answers, with every
-derived result it holds (adjacency, PageRank, communities, the judgment's shapes). Something
-changed: the graph is opened again through `load_index`, which re-parses only the files whose
-content changed and keeps PageRank and communities (by the edges' digest) and clone groups (by
-the contents they read) when their inputs are the same.
+the adjacency, PageRank and the rest every time. A warm graph pays once. Before each answer:
+
+- on Linux an inotify watch of the tree's folders (`watch.Watch`) names what changed since the
+  last answer in one system call; nothing: the same `CodeGraph` answers, with every derived
+  result it holds (adjacency, PageRank, the judgment's shapes). Without inotify, or when the
+  watch lost events, the probe stats every indexed file and folder instead (`probe.Probe`: the
+  cache's staleness rule, size and mtime, then the content hash of racy files);
+- files that changed (no source file came or went): the graph is patched in memory
+  (`_patched`): those files alone are parsed again; the edges are resolved again only when what
+  they are built from (imports, references, defined names) changed, and when they did not, the
+  adjacency, degrees and PageRank carry over. The cache is written behind the answer (`_Writer`:
+  the latest state wins), so `ore graph` agrees without the caller waiting for it;
+- a source file or folder came or went: the graph is opened again through `load_index`
+  (discovery, the cache, the changed files parsed; PageRank and communities kept by the edges'
+  digest, clone groups by the contents they read).
+
+Right after the graph is opened, the next call stats everything once: an edit made between
+discovery and the start of the watch is seen too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from .._fs import read_regular
 from .graph import CodeGraph, open_graph
-from .index.discover import SKIP_DIRS
-from .index.extract import digest_of
-from .index.load import RACY_NS, check_root
+from .index.cache import NAMES, CachedIndex, head_of, name_index, patched_head, write_cache
+from .index.edges import build_edges
+from .index.extract import MAX_BYTES, Skipped
+from .index.load import Index, check_root
+from .index.pool import Work, parse_all
+from .index.records import FileIndex
+from .index.resolve import resolve_all
+from .index.stored import Records, paused_gc
+from .probe import Probe
+from .watch import Watch
 
-__all__ = ["Probe", "WarmGraph"]
-
-#: Folders whose mtime says a file came or went (besides those holding indexed files): the
-#: walk's own rules, so a folder the index never covers is never watched.
-_MARKERS = ("pyvenv.cfg", ".git", "CACHEDIR.TAG")
-#: A racy file larger than this is simply re-indexed rather than hashed on every call.
-_HASH_MAX = 1 << 20
-
-
-@dataclass
-class Probe:
-    """What the graph was built from, by stat: files (size, mtime), folders (mtime), and the
-    racy files with their content digests."""
-
-    root: str
-    files: list[tuple[str, int, int]]
-    folders: list[tuple[str, int]]
-    racy: dict[str, str] = field(default_factory=dict)
-    racy_until: int = 0
-
-    @classmethod
-    def of(cls, graph: CodeGraph) -> Probe:
-        """The probe of a freshly opened graph (its head holds each file's stat and digest)."""
-        root = str(graph.root)
-        head = graph.index.files.head
-        paths, _languages, sizes, mtimes, digests = head.files[:5]
-        files = [
-            (os.path.join(root, p), size, mtime)
-            for p, size, mtime in zip(paths, sizes, mtimes, strict=True)
-        ]
-        racy_after = head.indexed_ns - RACY_NS
-        racy = {
-            os.path.join(root, p): digest
-            for p, mtime, digest in zip(paths, mtimes, digests, strict=True)
-            if mtime >= racy_after
-        }
-        return cls(root, files, _folders(root, paths), racy, head.indexed_ns + RACY_NS)
-
-    def changed(self) -> bool:
-        """Whether any indexed file, watched folder or racy file's content differs now."""
-        for path, size, mtime in self.files:
-            try:
-                info = os.stat(path)
-            except OSError:
-                return True
-            if info.st_size != size or info.st_mtime_ns != mtime:
-                return True
-        for path, mtime in self.folders:
-            try:
-                if os.stat(path).st_mtime_ns != mtime:
-                    return True
-            except OSError:
-                return True
-        return bool(self.racy) and self._racy_changed()
-
-    def _racy_changed(self) -> bool:
-        """The racy files' contents against their digests; once the racy window has passed, a
-        file whose content still matches leaves the racy set (any later edit moves its mtime)."""
-        settled = time.time_ns() >= self.racy_until
-        for path, digest in list(self.racy.items()):
-            try:  # a regular file only, read without blocking (a FIFO planted there is a change)
-                data = read_regular(path, limit=_HASH_MAX, follow_symlinks=True)
-            except (OSError, ValueError):
-                return True
-            if len(data) > _HASH_MAX or digest_of(data) != digest:
-                return True
-            if settled:
-                del self.racy[path]
-        return False
-
-
-def _folders(root: str, paths: Sequence[str]) -> list[tuple[str, int]]:
-    """Every folder holding an indexed file or kept by the walk's rules, with its mtime (the
-    root's `.git/index` too: git lists what it tracks from there)."""
-    names = {""}
-    for p in paths:
-        folder = p.rpartition("/")[0]
-        while folder not in names:
-            names.add(folder)
-            folder = folder.rpartition("/")[0]
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        base = os.path.join(root, rel) if rel else root
-        try:
-            with os.scandir(base) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        if rel and any(e.name in _MARKERS for e in entries):
-            continue
-        for e in entries:
-            try:
-                is_dir = e.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir and not (e.name.startswith(".") or e.name in SKIP_DIRS):
-                child = f"{rel}/{e.name}" if rel else e.name
-                names.add(child)
-                stack.append(child)
-    watched = [os.path.join(root, n) if n else root for n in sorted(names)]
-    watched.append(os.path.join(root, ".git", "index"))
-    found = []
-    for path in watched:
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISDIR(info.st_mode) or path.endswith("index"):
-            found.append((path, info.st_mtime_ns))
-    return found
+__all__ = ["WarmGraph"]
 
 
 class WarmGraph:
     """The graph of one root, fixed at start, kept in memory and refreshed only when the tree
-    changed (`graph()`); `refreshes` counts the times it was opened again."""
+    changed (`graph()`); `refreshes` counts the times it was opened through discovery, `patches`
+    the times only changed files were parsed again in memory."""
 
     def __init__(self, root: str | os.PathLike[str], *, jobs: int | None = None) -> None:
         self.root: Path = check_root(root)
         self._jobs = jobs
         self._graph: CodeGraph | None = None
         self._probe: Probe | None = None
+        self._watch: Watch | None = None
+        self._check = True  # the next call stats everything, whatever the watch says
+        self._writer = _Writer(self.root)
         self.refreshes = 0
+        self.patches = 0
 
     def graph(self) -> CodeGraph:
-        """The up-to-date graph: the one in memory when nothing changed since it was opened."""
-        if self._graph is not None and self._probe is not None and not self._probe.changed():
+        """The up-to-date graph: the one in memory when nothing changed since the last call."""
+        if self._graph is None or self._probe is None:
+            return self._open()
+        touched = None if self._watch is None else self._watch.touched()
+        if touched is not None and not touched and not self._check:
             return self._graph
+        change = self._probe.changed(None if self._check else touched)
+        self._check = False
+        if change is None:
+            return self._graph
+        if change.folders:
+            return self._open()
+        patched = _patched(self._graph, change.files, self._writer)
+        if patched is None:
+            return self._open()
+        records = patched.index.files
+        again = {rel: records[rel] for rel in change.files}
+        self._probe.patched(again, records.head.indexed_ns)
+        self._graph = patched
+        self.patches += 1
+        return patched
+
+    def _open(self) -> CodeGraph:
+        """The graph from `load_index`: discovery, the cache, every changed file parsed."""
+        self._writer.flush()  # the cache load_index reads is the latest this process made
         graph = open_graph(self.root, jobs=self._jobs)
-        graph.index.files.all()  # every record in memory: no later read of a replaced cache
-        graph.index.files.names()
-        self._probe = Probe.of(graph)
+        records = graph.index.files
+        records.all()  # every record in memory: no later read of a cache replaced since
+        records.names()
+        self._probe = Probe.of(str(self.root), records)
+        if self._watch is not None:
+            self._watch.close()
+        self._watch = Watch.start(self._probe.folders)
+        self._check = True  # an edit between discovery and the watch: the next call stats
         self._graph = graph
         self.refreshes += 1
         return graph
+
+    def close(self) -> None:
+        """Finish writing the cache and stop watching the tree."""
+        self._writer.flush()
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+
+
+#: What a graph derives from its files and edges alone: kept across a patch that left both.
+_BY_EDGES = ("out", "imports", "kinds", "incoming", "_degrees", "pagerank", "_derived_key")
+
+
+def _links(record: FileIndex) -> tuple[object, ...]:
+    """What edges are built from in one record (not its line numbers): language, imports as
+    bound, references, and the names it defines."""
+    imports = tuple((i.module, i.names, i.level, i.kind, i.binds) for i in record.imports)
+    names = tuple(sorted((s.name, s.kind) for s in record.symbols))
+    return record.language, imports, record.refs, names
+
+
+def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGraph | None:
+    """`old` with the records of `changed` (indexed files; none came or went) parsed again.
+    None when a file is gone or now skipped: the caller opens the graph through discovery."""
+    root = str(old.root)
+    records = old.index.files.all()
+    stats: dict[str, os.stat_result] = {}
+    work: list[Work] = []
+    for rel in sorted(changed):
+        try:
+            info = os.stat(os.path.join(root, rel))
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES or rel not in records:
+            return None
+        stats[rel] = info
+        work.append((rel, records[rel].language, records[rel].digest))
+    started = time.time_ns()
+    files = dict(records)
+    parsed, same_links = 0, True
+    with paused_gc():
+        for (rel, _language, _known), result in zip(
+            work, parse_all(root, work, 1, None), strict=True
+        ):
+            if isinstance(result, Skipped):
+                return None
+            if isinstance(result, FileIndex):
+                files[rel] = result
+                parsed += 1
+                same_links = same_links and _links(result) == _links(records[rel])
+            else:  # the same content under a new stat: keep the record, refresh its key
+                info = stats[rel]
+                files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)
+        if same_links:
+            edges, externals = old.index.edges, old.index.externals
+        else:
+            resolution = resolve_all(root, files)
+            edges, externals = build_edges(files, resolution), resolution.externals
+        cached = CachedIndex(files, started, edges, externals)
+        if same_links:
+            again = {rel: files[rel] for rel in changed}
+            head = patched_head(old.index.files.head, again, started)
+        else:
+            head = head_of(cached)
+    writer.write(cached)
+
+    def section(n: int) -> Any:
+        return name_index(tuple(files.values())) if n == NAMES else None
+
+    built = Records(head, section, lambda: files, built=files)
+    index = Index(old.root, built, head.edges, externals, old.index.skipped, parsed)
+    index.__dict__["edges"] = edges
+    graph = CodeGraph(index)
+    if same_links:
+        for name in _BY_EDGES:
+            if name in old.__dict__:
+                graph.__dict__[name] = old.__dict__[name]
+    return graph
+
+
+class _Writer:
+    """Writes the cache of a patched graph on a thread of its own once edits pause for `DELAY`
+    seconds, the latest state only: the answer never waits for the disk, and a burst of edits
+    is written once."""
+
+    DELAY = 0.25
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._lock = threading.Condition()
+        self._pending: CachedIndex | None = None
+        self._due = 0.0
+        self._urgent = False
+        self._writing = False
+        self._thread: threading.Thread | None = None
+
+    def write(self, cached: CachedIndex) -> None:
+        """Write `cached` soon, unless a newer state comes first."""
+        with self._lock:
+            self._pending = cached
+            self._due = time.monotonic() + self.DELAY
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ore-cache", daemon=True)
+                self._thread.start()
+            self._lock.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while self._pending is None:
+                    self._lock.wait()
+                while not self._urgent and (left := self._due - time.monotonic()) > 0:
+                    self._lock.wait(left)
+                cached, self._pending = self._pending, None
+                self._writing = True
+            with contextlib.suppress(Exception):  # a failed write only costs the next run time
+                write_cache(self._root, cached)
+            with self._lock:
+                self._writing = False
+                self._lock.notify_all()
+
+    def flush(self) -> None:
+        """Write what is waiting now, and return once it is written."""
+        with self._lock:
+            self._urgent = True
+            self._lock.notify_all()
+            while self._pending is not None or self._writing:
+                self._lock.wait()
+            self._urgent = False

@@ -48,7 +48,7 @@ def _tools() -> list[types.Tool]:
 
 def _result(reply: Reply) -> types.CallToolResult:
     text = reply.text if not reply.note else f"{reply.text}\n({reply.note})"
-    content = [types.TextContent(type="text", text=text)]
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if reply.error:
         return types.CallToolResult(content=content, is_error=True)
     structured: dict[str, Any] = {"result": reply.data}
@@ -94,4 +94,7 @@ def serve(root: str | os.PathLike[str]) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    finally:
+        warm.close()  # the cache of the last edit is on disk before the process ends

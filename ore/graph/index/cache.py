@@ -60,7 +60,9 @@ __all__ = [
     "decode_section",
     "discard",
     "edges_key",
+    "head_of",
     "name_index",
+    "patched_head",
     "read_cache",
     "read_head",
     "read_section",
@@ -166,6 +168,29 @@ def write_cache(root: Path, cached: CachedIndex) -> Encoded:
             atomic_write(path, blob)
     head = Head(cached.indexed_ns, files, edges, externals, seal, spans, key)
     return Encoded(head, tuple(sections))
+
+
+def head_of(cached: CachedIndex) -> Head:
+    """The head `write_cache` writes for `cached`, without the sections (no seal, no spans):
+    what a process keeping the records in memory answers from (`ore.graph.serve`) while the
+    cache itself is written behind it."""
+    records = tuple(cached.files.values())
+    files = _by_column(map(_file_row, records), 10)
+    edges = _edge_columns(cached.edges, files[0])
+    externals = {k: v for k, v in cached.externals.items() if v}
+    return Head(cached.indexed_ns, files, edges, externals, b"", (), edges_key(files[0], edges))
+
+
+def patched_head(head: Head, records: Mapping[str, FileIndex], indexed_ns: int) -> Head:
+    """`head` with the rows of `records` (files it lists) replaced, taken at `indexed_ns`: the
+    same files and edges, so the same edges key (no seal, no spans, as `head_of`)."""
+    at = {p: n for n, p in enumerate(head.files[0]) if p in records}
+    columns = [list(column) for column in head.files]
+    for path, record in records.items():
+        for column, value in zip(columns, _file_row(record), strict=True):
+            column[at[path]] = value
+    files = tuple(map(tuple, columns))
+    return Head(indexed_ns, files, head.edges, head.externals, b"", (), head.edges_key)
 
 
 def edges_key(paths: Sequence[str], edges: _Columns) -> str:

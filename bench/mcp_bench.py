@@ -1,0 +1,217 @@
+"""`ore mcp` on django: warm tool calls through the MCP SDK's own client, against the same query
+as an `ore graph` process, and the first call after a one-file edit.
+
+django 5.2.19 (the wheel's source, as bench/graph_scale_bench.py pins it) is copied into a
+temporary folder (the edits never touch the installed copy) and indexed once with `ore graph
+stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` with a snippet):
+
+- warm: N calls through `ClientSession.call_tool` over `stdio_client` (the whole round trip:
+  JSON-RPC over pipes, the server's change probe, the query, the JSON result), p50 and p95;
+- process: the same query as `ore graph ... --json`, whole process wall time, median of M runs;
+- after an edit: a line appended to one file (db/models/fields/__init__.py), then the next
+  `dependents` (resp. `duplicates`) call; medians over R edits.
+
+Targets (issue 24): warm p50 <= 25 ms and >= 10x faster than the process; after a one-file
+edit, `dependents` within 2x of its warm p50, `duplicates` within 5x.
+
+    python bench/mcp_bench.py [--site DIR] [--calls 40] [--runs 5] [--edits 5] [--json]
+
+--site is a folder where django is installed (else `pip install --target` into a temporary one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DJANGO = "django==5.2.19"
+FILE = "db/models/base.py"
+EDITED = "db/models/fields/__init__.py"
+NAME = "Model"
+
+
+def ore() -> list[str]:
+    script = Path(sys.executable).parent / "ore"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "ore"]
+
+
+def snippet_of(root: Path) -> str:
+    """A real function of the tree, renamed: what an agent about to duplicate it would send."""
+    source = (root / "utils" / "text.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_valid_filename":
+            lines = source.splitlines()[node.lineno - 1 : node.end_lineno]
+            return "\n".join(lines).replace("get_valid_filename", "clean_name") + "\n"
+    raise SystemExit("django/utils/text.py has no get_valid_filename: another django?")
+
+
+def tool_cases(snippet: str) -> dict[str, dict[str, Any]]:
+    return {
+        "top_files": {"limit": 10},
+        "dependents": {"file": FILE},
+        "find_symbol": {"name": NAME},
+        "duplicates": {"snippet": snippet, "language": "python"},
+    }
+
+
+def cli_cases(root: Path, snippet_file: Path) -> dict[str, list[str]]:
+    base = [*ore(), "graph"]
+    tail = ["--root", str(root), "--json"]
+    return {
+        "top_files": [*base, "top-files", "--limit", "10", *tail],
+        "dependents": [*base, "dependents", FILE, *tail],
+        "find_symbol": [*base, "symbol", NAME, *tail],
+        "duplicates": [*base, "duplicates", "--snippet", str(snippet_file), *tail],
+    }
+
+
+def wall(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, stdin=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: {done.stderr.decode()[-500:]}")
+    return seconds
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def through_mcp(
+    root: Path, env: dict[str, str], cases: dict[str, dict[str, Any]], calls: int, edits: int
+) -> dict[str, Any]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=ore()[0], args=["mcp", "--root", str(root)], env=env)
+    if len(ore()) > 1:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ore", "mcp", "--root", str(root)], env=env
+        )
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    after: dict[str, list[float]] = {"dependents": [], "duplicates": []}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        start = time.perf_counter()
+        await session.call_tool("stats", {})
+        first = time.perf_counter() - start
+        for name, args in cases.items():  # each once: the judgment's shapes, PageRank loaded
+            result = await session.call_tool(name, args)
+            if result.is_error:
+                raise SystemExit(f"{name}: {result.content[0].text}")
+        for _ in range(calls):
+            for name, args in cases.items():
+                start = time.perf_counter()
+                await session.call_tool(name, args)
+                times[name].append(time.perf_counter() - start)
+        edited = root / EDITED
+        original = edited.read_bytes()
+        try:
+            for n in range(edits):
+                for name in after:
+                    edited.write_bytes(original + f"\n# mcp bench edit {n} {name}\n".encode())
+                    start = time.perf_counter()
+                    result = await session.call_tool(name, cases[name])
+                    after[name].append(time.perf_counter() - start)
+                    if result.is_error:
+                        raise SystemExit(f"{name} after an edit: {result.content[0].text}")
+                    # settle: the next edit is timed from a warm graph again
+                    await session.call_tool(name, cases[name])
+        finally:
+            edited.write_bytes(original)
+    return {"first_call_s": first, "warm": times, "after_edit": after}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--site", type=Path, help="a folder where django is installed")
+    parser.add_argument("--calls", type=int, default=40, help="warm calls per tool")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each ore graph process")
+    parser.add_argument("--edits", type=int, default=5, help="one-file edits per tool")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    import anyio
+
+    work = Path(tempfile.mkdtemp(prefix="ore-mcp-bench-"))
+    try:
+        site = args.site
+        if site is None:
+            site = work / "site"
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile"]
+            subprocess.run([*pip, "--target", str(site), DJANGO], check=True)
+        root = work / "django"
+        shutil.copytree(site / "django", root)
+        env = {**os.environ, "ORE_HOME": str(work / "home"), "NO_COLOR": "1"}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        snippet = snippet_of(root)
+        snippet_file = work / "snippet.py"
+        snippet_file.write_text(snippet, encoding="utf-8")
+        wall([*ore(), "graph", "stats", "--root", str(root)], env)  # the cold index
+        cli = cli_cases(root, snippet_file)
+        process: dict[str, list[float]] = {name: [] for name in cli}
+        for cmd in cli.values():  # warm the page cache, the memo and the .pyc files
+            wall(cmd, env)
+        loads = [os.getloadavg()[0]]
+        for _ in range(args.runs):
+            for name, cmd in cli.items():
+                process[name].append(wall(cmd, env))
+        served = anyio.run(through_mcp, root, env, tool_cases(snippet), args.calls, args.edits)
+        loads.append(os.getloadavg()[0])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows = {}
+    for name, values in served["warm"].items():
+        p50 = statistics.median(values)
+        proc = statistics.median(process[name])
+        rows[name] = {
+            "warm_p50_ms": round(p50 * 1000, 2),
+            "warm_p95_ms": round(pct(values, 0.95) * 1000, 2),
+            "process_ms": round(proc * 1000, 1),
+            "x_faster": round(proc / p50, 1),
+        }
+        if name in served["after_edit"]:
+            edit = statistics.median(served["after_edit"][name])
+            rows[name]["after_edit_ms"] = round(edit * 1000, 1)
+            rows[name]["after_edit_x_warm"] = round(edit / p50, 1)
+    report = {
+        "tools": rows,
+        "first_call_s": round(served["first_call_s"], 3),
+        "calls": args.calls,
+        "runs": args.runs,
+        "edits": args.edits,
+        "cores": os.cpu_count(),
+        "load_average": loads,
+    }
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "mcp_bench.json").write_text(json.dumps(report, indent=1))
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return
+    print(f"cores {report['cores']}, load {loads}, {args.calls} calls, {args.runs} runs")
+    print(f"first call (index in memory from the cache): {report['first_call_s']:.3f}s")
+    for name, r in rows.items():
+        edit = (
+            f"  after edit {r['after_edit_ms']:.1f} ms ({r['after_edit_x_warm']:.1f}x warm)"
+            if "after_edit_ms" in r
+            else ""
+        )
+        print(
+            f"{name:12} warm p50 {r['warm_p50_ms']:6.2f} ms  p95 {r['warm_p95_ms']:6.2f} ms  "
+            f"process {r['process_ms']:7.1f} ms ({r['x_faster']:.0f}x){edit}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""`ore.graph.serve.WarmGraph`, the body `ore mcp` answers from: kept in memory, patched when
+files change, opened again when files come or go, and the cache it leaves equal to a fresh
+index (with the inotify watch, and with the stat probe alone)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ore.graph import open_graph
+from ore.graph import serve as serve_module
+from ore.graph.serve import WarmGraph
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def base():\n    return 1\n",
+    "pkg/user.py": "from pkg.core import base\n\n\ndef use():\n    return base()\n",
+    "pkg/other.py": "def alone():\n    return 2\n",
+}
+
+
+@pytest.fixture(params=["inotify", "stat"])
+def warm(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[WarmGraph]:
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
+    if request.param == "stat":
+        monkeypatch.setattr(serve_module.Watch, "start", classmethod(lambda cls, folders: None))
+    root = tmp_path / "proj"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    w = WarmGraph(root)
+    w.graph()
+    w.graph()  # the check after opening: nothing changed
+    yield w
+    w.close()
+
+
+def dependents(w: WarmGraph, file: str) -> list[str]:
+    return [n.path for n in w.graph().dependents(file)]
+
+
+def same_as_fresh(w: WarmGraph) -> None:
+    """The warm graph answers as a fresh process would, and the cache it wrote is current."""
+    w.close()
+    fresh = open_graph(w.root)
+    g = w.graph()
+    assert fresh.index.parsed == 0  # the cache holds every edit
+    assert fresh.index.edge_columns == g.index.edge_columns
+    assert [r.to_dict() for r in fresh.top_files(10)] == [r.to_dict() for r in g.top_files(10)]
+    assert fresh.symbol("base") == g.symbol("base")
+
+
+def test_nothing_changed_is_the_same_graph(warm: WarmGraph) -> None:
+    first = warm.graph()
+    assert warm.graph() is first and (warm.refreshes, warm.patches) == (1, 0)
+    (warm.root / "pkg" / "notes.txt").write_text("not source")  # no language claims it
+    assert warm.graph() is first and (warm.refreshes, warm.patches) == (1, 0)
+
+
+def test_an_edit_is_patched_in_memory(warm: WarmGraph) -> None:
+    core = warm.root / "pkg" / "core.py"
+    core.write_text(core.read_text() + "\n# a comment\n")
+    assert warm.graph().search("a comment")[0].path == "pkg/core.py"
+    assert (warm.refreshes, warm.patches) == (1, 1)
+    other = warm.root / "pkg" / "other.py"
+    other.write_text("from pkg.core import base\n\n\ndef alone():\n    return base()\n")
+    assert dependents(warm, "pkg/core.py") == ["pkg/other.py", "pkg/user.py"]
+    assert (warm.refreshes, warm.patches) == (1, 2)
+    same_as_fresh(warm)
+
+
+def test_an_atomic_save_is_an_edit_not_a_new_file(warm: WarmGraph) -> None:
+    core = warm.root / "pkg" / "core.py"
+    temp = warm.root / "pkg" / ".core.py.swp"
+    temp.write_text("def base():\n    return 1\n\n\ndef added():\n    return 3\n")
+    os.replace(temp, core)
+    assert warm.graph().symbol("added")[0].path == "pkg/core.py"
+    assert (warm.refreshes, warm.patches) == (1, 1)
+    same_as_fresh(warm)
+
+
+def test_a_same_size_edit_inside_the_mtime_tick_is_seen(warm: WarmGraph) -> None:
+    core = warm.root / "pkg" / "core.py"
+    before = core.stat()
+    core.write_text("def bass():\n    return 1\n")  # same size
+    os.utime(core, ns=(before.st_atime_ns, before.st_mtime_ns))  # same mtime
+    assert warm.graph().symbol("bass")[0].exact
+    same_as_fresh(warm)
+
+
+def test_files_that_come_or_go_open_the_graph_again(warm: WarmGraph) -> None:
+    (warm.root / "pkg" / "extra.py").write_text("from pkg.core import base\n")
+    assert "pkg/extra.py" in dependents(warm, "pkg/core.py")
+    (warm.root / "pkg" / "user.py").unlink()
+    assert dependents(warm, "pkg/core.py") == ["pkg/extra.py"]
+    (warm.root / "sub").mkdir()
+    (warm.root / "sub" / "deep.py").write_text("from pkg.core import base\n")
+    assert "sub/deep.py" in dependents(warm, "pkg/core.py")
+    assert warm.refreshes == 4 and warm.patches == 0
+    same_as_fresh(warm)
