@@ -3,6 +3,8 @@ before the answer (streamed or whole); not one byte of it in a pipe."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests._cli import run_in_pty, run_ore
@@ -39,3 +41,21 @@ def test_an_error_line_never_continues_the_spinner(ore_env, fake_ollama) -> None
     lines = shown.split(ERASE)[-1]
     assert lines.startswith(b"Error: "), shown[-300:]
     assert SPINNER not in lines
+
+
+def test_the_codebase_tools_cold_index_shows_on_the_spinners_line(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    root = tmp_path / "code"
+    for n in range(40):
+        folder = root / f"pkg{n}"
+        folder.mkdir(parents=True)
+        for m in range(40):
+            body = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30))
+            (folder / f"m{m}.py").write_text(f"import os\n\n{body}", encoding="utf-8")
+    args = ["--tool", "codebase", "--grant", "filesystem-read", "--tool-arg", f"root={root}"]
+    shown = run_in_pty([*args, "--no-stream", "q"], ore_env, timeout=120)
+    assert re.search(rb"indexing \d+/1600 files \d+s", shown), shown[-300:]
+    assert shown.endswith(b"\n") and b"echo: " in shown.rpartition(ERASE)[2]
+    piped = run_ore(*args, "q", env=ore_env, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
