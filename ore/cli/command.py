@@ -38,7 +38,9 @@ __all__ = ["Options", "cli", "main"]
     epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
     "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
     "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec), "
-    "'ore log --help' (every turn kept: list, show, search, usage, rm, prune, on, off). "
+    "'ore log --help' (every turn kept: list, show, search, usage, rm, prune, on, off), "
+    "'ore config --help' (your defaults: show, set, edit, path), 'ore models --help' (the "
+    "default model and aliases). "
     "Exit codes: 0 ok, 1 error, 2 usage.",
 )
 @click.argument("prompt", required=False)

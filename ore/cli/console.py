@@ -8,9 +8,10 @@ descriptions, file and model names, session contents, list rows, and answers on 
 Markdown renderer) passes through `visible` before it reaches a terminal, which shows ESC (and so
 every CSI, OSC and DCS sequence), the other C0 controls, DEL, C1 controls (U+0080-U+009F), the
 line and paragraph separators U+2028/U+2029 and the bidirectional overrides and isolates as
-escapes such as `\\x1b`. ORE's own styling (click.style, rich's rendering of text already made
-visible) is the only escape that reaches a terminal. The answer itself is written byte-exact in
-a pipe, with --raw, a non-empty NO_COLOR or TERM=dumb, since it is what the user asked for.
+escapes such as `\\x1b`. ORE's own styling (click.style, the SGR of ORE's Markdown renderer and
+rich's tables, both given text already made visible) is the only escape that reaches a terminal.
+The answer itself is written byte-exact in a pipe, with --raw, a non-empty NO_COLOR or TERM=dumb,
+since it is what the user asked for.
 The model's reasoning is shown with `REASONING_PREFIX` on each line, so no line of it can pass
 for one of ORE's own (`Error: ...`), with or without colour.
 
