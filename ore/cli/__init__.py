@@ -7,7 +7,8 @@ through `ore.turn` (an import contract keeps it so) and decides how they are sho
 - `turns`: the single turn and the artifact replay or chain; `conversation`: the REPL mode;
   `repl`: reading its lines; `slash`: its slash commands.
 - `present`: how a turn's answer and reasoning reach the person; `render`: Markdown at a
-  terminal and `tables`: listings at a terminal (the only importers of `rich`, lazily);
+  terminal, through ORE's own line-at-a-time renderer `markdown`; `tables`: listings at a
+  terminal (the only importer of `rich`, lazily);
   `console`: stdout and stderr, colour, the one writer of stdout and the one `reported()`.
 - `help`: `--help` in sections and `ore help [TOPIC]`.
 - `listings`: `--list-sessions|tools|skills|models`, each through `tables` (a table at a
