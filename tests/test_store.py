@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -260,6 +261,86 @@ def test_processes_appending_to_one_session_at_once_lose_nothing(
     for tag in tags:
         mine = [q for q, _ in pairs if q.startswith(tag)]
         assert mine == [f"{tag}{i}" for i in range(count)]  # each writer's order kept
+
+
+_KILLED = """
+import os, signal, sys
+from ore.store import FileSessionStore
+from ore.types import Message
+root, mode, size, i = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+store = FileSessionStore(root)
+if mode == "torn":  # the third turn's write in place is cut in half by the kill
+    real = os.pwrite
+    def torn(fd, data, offset):
+        if len(data) > 1000:
+            real(fd, bytes(data)[: len(data) // 2], offset)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(fd, data, offset)
+while True:
+    if mode == "torn" and i == 2:
+        os.pwrite = torn
+    turn = [Message("user", f"q{i} " + "x" * size), Message("assistant", f"a{i} " + "y" * size)]
+    store.add("s", turn)
+    i += 1
+    if mode == "loop":
+        print("ready", flush=True)
+        mode = "looping"
+"""
+
+
+def _killed_writer(root: Path, mode: str, size: int, first: int = 0) -> subprocess.Popen[bytes]:
+    """A process saving turns `first`, `first + 1`, ... to session 's' until it is killed."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    args = [sys.executable, "-c", _KILLED, str(root), mode, str(size), str(first)]
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE)
+
+
+def _whole_turns(store: FileSessionStore) -> int:
+    """How many turns session 's' holds, checking they are the writer's, in order, whole."""
+    contents = [m.content.split(" ")[0] for m in store.load("s").messages]
+    assert len(contents) % 2 == 0, "half a turn"
+    turns = len(contents) // 2
+    assert contents == [c for i in range(turns) for c in (f"q{i}", f"a{i}")]
+    return turns
+
+
+def test_a_write_in_place_cut_short_reads_as_the_session_before_it(
+    store: FileSessionStore, root: Path
+) -> None:
+    writer = _killed_writer(root, "torn", 20_000)
+    writer.communicate(timeout=60)
+    assert writer.returncode == -9
+    with pytest.raises(ValueError):
+        json.loads((root / "s.json").read_bytes())  # half a turn on disk ...
+    assert _whole_turns(store) == 2  # ... read as the session before it
+    assert [s.message_count for s in store.list()] == [4]
+    assert store.read_bytes("s") == json.dumps(store.load("s").to_dict(), indent=2).encode() + b"\n"
+    store.add("s", [Message("user", "q2"), Message("assistant", "a2")])  # goes on from it
+    assert _whole_turns(store) == 3
+    assert len(json.loads((root / "s.json").read_bytes())["messages"]) == 6  # whole again
+
+
+@pytest.mark.invariant
+def test_a_writer_killed_at_random_moments_never_corrupts_a_session(
+    store: FileSessionStore, root: Path
+) -> None:
+    import random
+
+    chance = random.Random(26)
+    turns = 0
+    for round_ in range(25):
+        writer = _killed_writer(root, "loop", chance.choice([10, 5_000, 200_000]), turns)
+        assert writer.stdout is not None and writer.stdout.readline() == b"ready\n"
+        time.sleep(chance.uniform(0, 0.03))
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+        writer.stdout.close()
+        now = _whole_turns(store)  # never corrupt, never half a turn, never a turn lost
+        assert now >= turns + 1, f"round {round_}"
+        turns = now
+        store.rename("s", "t")  # the whole session moves, as it reads
+        store.rename("t", "s")
+        assert _whole_turns(store) == turns
 
 
 # -- corrupt and unreadable files ----------------------------------------------------------------

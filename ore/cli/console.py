@@ -43,6 +43,7 @@ __all__ = [
     "REASONING_PREFIX",
     "OutputLost",
     "is_terminal",
+    "json_indent",
     "lost_exit",
     "note",
     "out",
@@ -187,10 +188,20 @@ def lost_exit(exc: OutputLost) -> int:
     return exc.exit_code
 
 
-def print_json(data: Any) -> None:
-    """`data` as indented JSON on stdout; at a terminal, the characters `visible` escapes are
-    written as JSON escapes (`\\u009b`), which mean the same."""
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+def json_indent() -> int | None:
+    """How every JSON document on stdout is laid out, decided here once: indented at a
+    terminal, for people; one line in a pipe, so `while ...; do ore --json ...; done >> runs.jsonl`
+    makes JSON Lines (as upstream printed it)."""
+    return 2 if is_terminal(sys.stdout) else None
+
+
+def print_json(data: Any, *, default: Any = None) -> None:
+    """`data` as JSON on stdout, laid out as `json_indent` says; at a terminal, the characters
+    `visible` escapes are written as JSON escapes (`\\u009b`), which mean the same.
+
+    :param default: `json.dumps`'s, for values JSON has no type for (`str` for dates).
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=json_indent(), default=default)
     out(visible(text, keep="\n", as_json=True) if is_terminal(sys.stdout) else text)
 
 

@@ -75,8 +75,10 @@ def emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = 
     """`data` as JSON, or `text()` as a table (`empty` when there is no data)."""
     if as_json:
         from ..graph.render.export import json_text  # valid UTF-8 whatever the file names hold
+        from .console import json_indent
 
-        out(json_text(data))
+        text = json_text(data, indent=json_indent())  # one line in a pipe, as every --json
+        out(visible(text, keep="\n", as_json=True) if is_terminal(sys.stdout) else text)
     elif empty is not None and not data:
         out(visible(empty))
     else:

@@ -19,7 +19,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import OreError
-from .console import OutputLost, is_terminal, note, out, output_lost, reasoning, visible, warn
+from .console import (
+    OutputLost,
+    is_terminal,
+    json_indent,
+    note,
+    out,
+    output_lost,
+    reasoning,
+    visible,
+    warn,
+)
 
 if TYPE_CHECKING:
     from ..core import Turn
@@ -187,8 +197,7 @@ def shaped(result: TurnResult, display: Display) -> str | None:
     if result.turn.options.schema is not None:
         if result.schema_error is not None:
             return None
-        indent = 2 if is_terminal(sys.stdout) else None
-        document = json.dumps(result.data, ensure_ascii=False, indent=indent)
+        document = json.dumps(result.data, ensure_ascii=False, indent=json_indent())
         return visible(document, keep="\n", as_json=True) if display.terminal else document
     if display.extract is not None:
         from ..turn import extract_block

@@ -65,14 +65,10 @@ def emit_table(
 
 
 def _print_json(data: object) -> None:
-    """Indented at a terminal (controls as JSON escapes), one line in a pipe."""
-    import json
+    """Indented at a terminal (controls as JSON escapes), one line in a pipe: `print_json`."""
+    from .console import print_json
 
-    if is_terminal(sys.stdout):
-        text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
-        out(visible(text, keep="\n", as_json=True))
-    else:
-        out(json.dumps(data, ensure_ascii=False, default=str))
+    print_json(data, default=str)
 
 
 def _styled() -> bool:

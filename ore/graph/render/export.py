@@ -50,7 +50,7 @@ def shown_name(path: str) -> str:
     return _SURROGATE.sub(_escape, path)
 
 
-def json_text(data: Any, *, indent: int = 1) -> str:
+def json_text(data: Any, *, indent: int | None = 1) -> str:
     """`data` as JSON text that is valid UTF-8 whatever file names it holds (`shown_name`)."""
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     # A lone surrogate can only sit inside a JSON string: its escape's backslash is escaped.
