@@ -12,7 +12,7 @@ from .._version import __version__
 from ..errors import ModelNotFound, OreError
 from .console import is_terminal, note, report
 from .options import Options
-from .request import context_of, controls_of, server_of, system_of
+from .request import context_of, controls_of, input_limit, server_of, system_of
 
 __all__ = ["repl"]
 
@@ -90,6 +90,7 @@ def repl(o: Options) -> int:
         "> ",
         history=ore_home() / "history",
         complete=lambda before, text: completions(before, text, conversation is not None),
+        limit=input_limit(o),
     )
     if o.prompt:
         lines = _prepend(o.prompt, lines)

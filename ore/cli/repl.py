@@ -177,26 +177,42 @@ def _regular_or_missing(path: Path) -> bool:
         return False
 
 
-def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool) -> Iterator[str]:
+def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool, limit: int) -> Iterator[str]:
+    """Lines of stdin; a line longer than `limit` characters is read no further than one past
+    it (memory bounded by the limit) and is one error, before anything of it is sent."""
     while True:
         if show_prompt:
             sys.stderr.write(prompt)
             sys.stderr.flush()
-        line = stream.readline()
+        line = stream.readline(limit + 1)
         if not line:
             return
+        if len(line) > limit and not line.endswith("\n"):
+            raise OreError(
+                f"a line on stdin is longer than the --max-input limit ({limit:,} characters); "
+                "it was not sent (raise it with --max-input SIZE or ORE_MAX_INPUT, or send less)"
+            )
         yield line.rstrip("\r\n")
 
 
 def read_lines(
-    prompt: str = "> ", *, history: Path | None = None, complete: Completer | None = None
+    prompt: str = "> ",
+    *,
+    history: Path | None = None,
+    complete: Completer | None = None,
+    limit: int | None = None,
 ) -> Iterator[str]:
     """Lines typed by the user: readline editing (Tab completing with `complete`) when stdin
     and stdout are terminals, else plain lines from stdin (the prompt then goes to stderr, and
-    only when stdin is a terminal)."""
+    only when stdin is a terminal), each at most `limit` characters (`--max-input`; the
+    default limit when None)."""
     if is_terminal(sys.stdin) and is_terminal(sys.stdout):
         return _readline_lines(prompt, history, complete)
-    return _piped_lines(sys.stdin, prompt, show_prompt=is_terminal(sys.stdin))
+    if limit is None:
+        from .stdin import MAX_INPUT
+
+        limit = MAX_INPUT
+    return _piped_lines(sys.stdin, prompt, show_prompt=is_terminal(sys.stdin), limit=limit)
 
 
 def run_repl(

@@ -22,6 +22,7 @@ __all__ = [
     "context_of",
     "controls_of",
     "files_of",
+    "input_limit",
     "server_of",
     "system_of",
     "with_origins",
@@ -192,14 +193,21 @@ def prompt_and_piped(o: Options) -> tuple[str, str | None]:
     """The user message of a single turn, and the text read from stdin for it (None: none),
     by the rule in `ore.cli.stdin` (`-` as the argument: stdin alone)."""
     from .console import note
-    from .stdin import MAX_INPUT, prompt_stdin
+    from .stdin import prompt_stdin
 
     # Then stdin holds the image or the -f file, not the prompt.
     image_on_stdin = "-" in (o.attach or ()) or "-" in (o.file or ())
-    limit = parse_size(o.max_input, "--max-input") if o.max_input else MAX_INPUT
     piped = (
         None
         if image_on_stdin
-        else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note, limit=limit)
+        else prompt_stdin(o.prompt, no_stdin=o.no_stdin, note=note, limit=input_limit(o))
     )
     return combine_prompt(None if o.stdin_prompt else o.prompt, piped), piped
+
+
+def input_limit(o: Options) -> int:
+    """The most stdin a turn's prompt takes (`--max-input`, `ORE_MAX_INPUT`); the REPL's
+    piped lines too."""
+    from .stdin import MAX_INPUT
+
+    return parse_size(o.max_input, "--max-input") if o.max_input else MAX_INPUT
