@@ -162,7 +162,8 @@ def test_dry_run_shows_every_control_and_calls_nothing(fake_ollama, ore_env) -> 
     assert shown["keep_alive"] == "5m"
     assert fake_ollama.requests == []
     plain = json.loads(run_ore("--dry-run", "-m", "m", "hi", env=ore_env).stdout)
-    assert set(plain) == {"model", "destination", "messages"}
+    # No control, and no key for one ("settings" says where model and server came from).
+    assert set(plain) == {"model", "destination", "messages", "settings"}
 
 
 # -- options in sessions and artifacts -----------------------------------------------------------
