@@ -145,7 +145,7 @@ def show(ref: str, as_json: bool, artifact: bool) -> None:
     """
     import json
 
-    from ..log import find
+    from ..log import LogError, find
 
     if as_json and artifact:
         raise click.UsageError("--json and --artifact cannot be used together.")
@@ -158,7 +158,10 @@ def show(ref: str, as_json: bool, artifact: bool) -> None:
             parsed = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
             out(dumps_artifact(parsed, V3), nl=False)
             return
-        data = json.loads(document)
+        try:
+            data = json.loads(document)
+        except ValueError:
+            raise LogError(f"turn {turn.id}'s artifact in the log is not JSON") from None
     if as_json:
         print_json({**turn.to_dict(), "artifact": data})
         return

@@ -15,7 +15,6 @@ from .db import LogError, connect, failure, log_path, transaction
 from .records import COLUMNS, LoggedTurn
 
 if TYPE_CHECKING:
-
     from ..artifacts import ExecutionArtifact
     from ..types import Session
 
@@ -102,17 +101,32 @@ def _missing(ref: int) -> LogError:
     return LogError(f"the turn log holds no turn {ref}; 'ore log list' shows the ids")
 
 
+def _turn(ref: int, path: Path | None) -> tuple[LoggedTurn, str] | None:
+    tail, params = _by_ref(ref)
+    rows = _rows(
+        path,
+        f"SELECT {COLUMNS}, (SELECT document FROM artifacts AS a WHERE a.id = turns.id) "
+        f"FROM turns{tail}",
+        params,
+    )
+    if not rows:
+        return None
+    *columns, document = rows[0]
+    turn = LoggedTurn.of(tuple(columns))
+    if not isinstance(document, str):
+        raise LogError(f"turn {turn.id} has no artifact in the log (was the file edited?)")
+    return turn, document
+
+
 def find(ref: int, *, path: Path | None = None) -> tuple[LoggedTurn, str]:
     """Turn `ref` (an id, or -1 for the latest, -2 the one before, ...) and its artifact JSON.
 
     :raises LogError: no such turn.
     """
-    tail, params = _by_ref(ref)
-    rows = _rows(path, f"SELECT {COLUMNS}, artifact FROM turns{tail}", params)
-    if not rows:
+    found = _turn(ref, path)
+    if found is None:
         raise _missing(ref)
-    *columns, document = rows[0]
-    return LoggedTurn.of(tuple(columns)), str(document)
+    return found
 
 
 def load_artifact(ref: int, *, path: Path | None = None) -> ExecutionArtifact:
@@ -125,11 +139,7 @@ def load_artifact(ref: int, *, path: Path | None = None) -> ExecutionArtifact:
 
 def latest(*, path: Path | None = None) -> tuple[LoggedTurn, str] | None:
     """The newest logged turn and its artifact JSON; None for an empty or missing log."""
-    rows = _rows(path, f"SELECT {COLUMNS}, artifact FROM turns ORDER BY id DESC LIMIT 1")
-    if not rows:
-        return None
-    *columns, document = rows[0]
-    return LoggedTurn.of(tuple(columns)), str(document)
+    return _turn(-1, path)
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -149,9 +159,11 @@ def search(text: str, n: int = 20, *, path: Path | None = None) -> list[LoggedTu
     if query is None:
         return []
     cols = ", ".join(f"t.{c.strip()}" for c in COLUMNS.split(","))
+    # Ranked and cut inside the text index first: only the n best rows are then joined.
     sql = (
-        f"SELECT {cols} FROM turns_text JOIN turns AS t ON t.id = turns_text.rowid "
-        "WHERE turns_text MATCH ? ORDER BY turns_text.rank, t.id DESC LIMIT ?"
+        f"SELECT {cols} FROM (SELECT rowid AS hit, rank FROM turns_text "
+        "WHERE turns_text MATCH ? ORDER BY rank, rowid DESC LIMIT ?) "
+        "JOIN turns AS t ON t.id = hit ORDER BY rank, t.id DESC"
     )
     return [LoggedTurn.of(r) for r in _rows(path, sql, (query, n))]
 
@@ -181,8 +193,10 @@ def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum:
     try:
         with transaction(db):
             ids = [r[0] for r in db.execute(f"SELECT id FROM turns WHERE {where_sql}", params)]
-            db.executemany("DELETE FROM turns_text WHERE rowid = ?", [(i,) for i in ids])
-            db.executemany("DELETE FROM turns WHERE id = ?", [(i,) for i in ids])
+            gone = [(i,) for i in ids]
+            db.executemany("DELETE FROM turns_text WHERE rowid = ?", gone)
+            db.executemany("DELETE FROM artifacts WHERE id = ?", gone)
+            db.executemany("DELETE FROM turns WHERE id = ?", gone)
             if ids:
                 db.execute("INSERT INTO turns_text(turns_text) VALUES ('optimize')")
         if ids and vacuum:
@@ -216,7 +230,9 @@ def export(*, path: Path | None = None, batch: int = 500) -> Iterator[str]:
     last = 0
     while True:
         rows = _rows(
-            path, "SELECT id, artifact FROM turns WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+            path,
+            "SELECT id, document FROM artifacts WHERE id > ? ORDER BY id LIMIT ?",
+            (last, batch),
         )
         if not rows:
             return

@@ -106,7 +106,6 @@ def record(
         usage.finish_reason,
         artifact.relation,
         excerpt(artifact.prompt),
-        document,
     )
     db = connect(where)
     assert db is not None
@@ -114,13 +113,14 @@ def record(
         with transaction(db):
             cursor = db.execute(
                 "INSERT INTO turns (execution_id, time, model, backend, session, duration, "
-                "tokens_in, tokens_out, finish_reason, relation, prompt, artifact) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "tokens_in, tokens_out, finish_reason, relation, prompt) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(execution_id) DO NOTHING",
                 row,
             )
             if cursor.rowcount == 1:
                 number = int(cursor.lastrowid or 0)
+                db.execute("INSERT INTO artifacts (id, document) VALUES (?, ?)", (number, document))
                 db.execute(
                     "INSERT INTO turns_text (rowid, prompt, answer) VALUES (?, ?, ?)",
                     (number, artifact.prompt, output.content),

@@ -26,8 +26,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             tokens_out INTEGER,
             finish_reason TEXT,
             relation TEXT NOT NULL,
-            prompt TEXT NOT NULL,
-            artifact TEXT NOT NULL
+            prompt TEXT NOT NULL
+        )""",
+        # The documents apart from the columns: listings, filters and usage scan small rows.
+        """CREATE TABLE artifacts (
+            id INTEGER PRIMARY KEY REFERENCES turns(id),
+            document TEXT NOT NULL
         )""",
         "CREATE INDEX turns_by_time ON turns(time)",
         "CREATE INDEX turns_by_model ON turns(model, id)",

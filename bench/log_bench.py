@@ -1,0 +1,214 @@
+"""Benchmark the turn log (issue 23): what logging adds to a turn, and reading a log of 100,000
+turns.
+
+1. Logging cost. (a) Whole `ore` turns against the loopback Ollama imitation, with the log and
+   with `--no-log`, interleaved: the difference of the medians (noisy: a turn is ~100 ms of
+   process start). (b) The exact work logging adds, timed inside fresh processes that have just
+   run a turn through the library: building the artifact and recording it (imports of
+   `ore.artifacts`, `sqlite3` and `ore.log` included, the log file opened, one transaction).
+2. Reading. A log of 100,000 turns is built through `ore.log`'s own schema (one transaction,
+   varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
+   middling and a common word, two words) and `ore log list -n 20` run as whole processes.
+
+    python bench/log_bench.py [--runs 15] [--turns 100000] [--json]
+
+Targets: logging <= 5 ms a turn; `ore log search` < 200 ms and `ore log list -n 20` < 150 ms
+over 100,000 turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _timing import clean_env, measure, start_server
+
+PY = sys.executable
+ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "ore"
+
+#: Run in a fresh process: one library turn (everything a turn loads is then loaded), then the
+#: work `ore` adds to log it, timed.
+LOGGING_COST = """
+import json, sys, time
+from ore.turn import TurnRequest, run_turn
+result = run_turn(TurnRequest.of("hi", model="llama3.2:latest"))
+start = time.perf_counter()
+from ore.artifacts import BackendInfo, build_artifact
+artifact = build_artifact(result.turn, prompt="hi", model_id=result.model,
+                          backend=BackendInfo("ollama", None))
+from ore.log import record
+record(artifact, session=None, seconds=result.seconds)
+print(json.dumps(time.perf_counter() - start))
+"""
+
+
+def logging_cost(env: dict[str, str], runs: int) -> dict[str, float]:
+    whole = measure(
+        {
+            "ore turn, logged": [ORE, "--model", "llama3.2:latest", "hi"],
+            "ore turn, --no-log": [ORE, "--no-log", "--model", "llama3.2:latest", "hi"],
+        },
+        env,
+        runs,
+    )
+    inside = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [PY, "-c", LOGGING_COST], env=env, capture_output=True, text=True, check=True
+        )
+        inside.append(json.loads(out.stdout))
+    return {
+        **whole,
+        "difference of the medians": whole["ore turn, logged"] - whole["ore turn, --no-log"],
+        "logging inside the process (artifact + record)": statistics.median(inside),
+    }
+
+
+def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 9))))
+    return sorted(words)
+
+
+def build_log(home: Path, turns: int, template: dict) -> dict[str, str]:
+    """A log of `turns` turns in `home`, written with ore.log's schema; the words to search."""
+    from ore.log import connect, excerpt
+
+    rng = random.Random(23)
+    vocab = _vocabulary(rng)
+    weights = [1 / (rank + 1) for rank in range(len(vocab))]  # Zipf: a few words are common
+    db = connect(home / "log.db")
+    assert db is not None
+    models = ["llama3.2:latest", "qwen2.5:0.5b", "deepseek-chat"]
+    start = time.time() - turns * 60
+    db.execute("BEGIN IMMEDIATE")
+    for number in range(turns):
+        prompt = " ".join(rng.choices(vocab, weights, k=12))
+        answer = " ".join(rng.choices(vocab, weights, k=80))
+        artifact = json.loads(json.dumps(template))
+        artifact["execution_id"] = f"bench-{number}"
+        artifact["timestamp"] = start + number * 60
+        artifact["input"]["prompt"] = prompt
+        artifact["input"]["messages"][-1]["content"] = prompt
+        artifact["output"]["content"] = answer
+        model = models[number % 3]
+        cursor = db.execute(
+            "INSERT INTO turns (execution_id, time, model, backend, session, duration, "
+            "tokens_in, tokens_out, finish_reason, relation, prompt) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                artifact["execution_id"],
+                artifact["timestamp"],
+                model,
+                "ollama",
+                None if number % 4 else f"s{number % 50}",
+                0.5,
+                30,
+                100,
+                "stop",
+                "root",
+                excerpt(prompt),
+            ),
+        )
+        db.execute(
+            "INSERT INTO artifacts (id, document) VALUES (?, ?)",
+            (cursor.lastrowid, json.dumps(artifact, separators=(",", ":"))),
+        )
+        db.execute(
+            "INSERT INTO turns_text (rowid, prompt, answer) VALUES (?, ?, ?)",
+            (cursor.lastrowid, prompt, answer),
+        )
+    db.execute("COMMIT")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    return {"rare word": vocab[-1], "middling word": vocab[60], "common word": vocab[0]}
+
+
+def reading(env: dict[str, str], home: Path, turns: int, runs: int) -> dict[str, object]:
+    first = subprocess.run(
+        [ORE, "--model", "llama3.2:latest", "template"], env=env, capture_output=True, check=True
+    )
+    assert first.returncode == 0
+    template = json.loads(
+        subprocess.run(
+            [ORE, "log", "export"], env=env, capture_output=True, text=True, check=True
+        ).stdout.splitlines()[0]
+    )
+    os.remove(home / "log.db")
+    started = time.perf_counter()
+    words = build_log(home, turns, template)
+    built = time.perf_counter() - started
+    size = (home / "log.db").stat().st_size
+    cases = {
+        'python -c "import click"': [PY, "-c", "import click"],
+        "ore log list -n 20": [ORE, "log", "list", "-n", "20"],
+        "ore log list -n 20 --model qwen2.5:0.5b": [
+            ORE,
+            "log",
+            "list",
+            "-n",
+            "20",
+            "--model",
+            "qwen2.5:0.5b",
+        ],
+    }
+    for what, word in words.items():
+        cases[f"ore log search <{what}>"] = [ORE, "log", "search", word]
+    cases["ore log search <two common words>"] = [
+        ORE,
+        "log",
+        "search",
+        f"{words['common word']} {words['middling word']}",
+    ]
+    timed = measure(cases, env, runs)
+    return {"turns": turns, "build seconds": built, "file bytes": size, **timed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    server, url = start_server("fake_ollama.py")
+    home = Path(tempfile.mkdtemp(prefix="ore-log-bench-"))
+    env = clean_env(OLLAMA_HOST=url, ORE_HOME=str(home), HOME=str(home), NO_COLOR="1")
+    try:
+        results = {
+            "load average": os.getloadavg(),
+            "logging": logging_cost(env, args.runs),
+            "reading": reading(env, home, args.turns, args.runs),
+        }
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(home, ignore_errors=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"load average {results['load average']}")
+    for part in ("logging", "reading"):
+        for name, value in results[part].items():  # type: ignore[union-attr]
+            if name.endswith("seconds"):
+                shown = f"{value:8.1f} s"
+            elif isinstance(value, float):
+                shown = f"{value * 1000:8.1f} ms"
+            else:
+                shown = f"{value}"
+            print(f"{part:8} {name:48} {shown}")
+
+
+if __name__ == "__main__":
+    main()
