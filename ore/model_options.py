@@ -8,13 +8,20 @@ sent to the server only if `-o` would have sent it.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import OptionError
 
-__all__ = ["MODEL_OPTIONS", "check_model_option", "check_model_options"]
+__all__ = [
+    "MODEL_OPTIONS",
+    "OTHER_NAMES",
+    "check_model_option",
+    "check_model_options",
+    "unknown_option",
+]
 
 #: The model options ORE knows (Ollama's names), as (type, lowest, highest); None is unbounded.
 #: `stop` is a string and may be given more than once.
@@ -31,6 +38,51 @@ MODEL_OPTIONS: dict[str, tuple[type, float | None, float | None]] = {
     "presence_penalty": (float, -2.0, 2.0),
     "frequency_penalty": (float, -2.0, 2.0),
 }
+
+
+#: What other tools call the options ORE knows (OpenAI's API, llama.cpp, vLLM, Hugging Face):
+#: `-o max_tokens=20` is pointed at ORE's name, never guessed at (one name per option, so a
+#: recorded artifact and `--dry-run` show one spelling).
+OTHER_NAMES = {
+    "max_tokens": "num_predict",
+    "max_completion_tokens": "num_predict",
+    "max_new_tokens": "num_predict",
+    "n_predict": "num_predict",
+    "n_ctx": "num_ctx",
+    "context_length": "num_ctx",
+    "max_model_len": "num_ctx",
+    "repetition_penalty": "repeat_penalty",
+    "stop_sequences": "stop",
+    "random_seed": "seed",
+}
+#: Fields of an OpenAI request that are flags of ORE's, not model options.
+_FLAGS = {
+    "response_format": "--schema",
+    "json_schema": "--schema",
+    "format": "--schema",
+    "reasoning_effort": "--think LEVEL",
+    "think": "--think or --no-think",
+    "stream": "--stream or --no-stream",
+    "model": "--model",
+    "keep_alive": "--keep-alive",
+}
+
+
+def unknown_option(key: str, shown: str) -> str:
+    """The one line for a model option ORE does not know, `shown` as the user gave it
+    (`-o max_tokens`): ORE's name when another tool's was used, the flag when it is one of
+    ORE's flags, the closest name for a slip, else every known name."""
+    folded = key.strip().lower().replace("-", "_")
+    if folded in MODEL_OPTIONS:
+        return f"{shown} is not an option ORE knows: use {folded} (names are lower case)"
+    if folded in OTHER_NAMES:
+        return f"{shown} is not an option ORE knows: use {OTHER_NAMES[folded]} (ORE's name for it)"
+    if folded in _FLAGS:
+        return f"{shown} is not a model option: use {_FLAGS[folded]}"
+    near = difflib.get_close_matches(folded, list(MODEL_OPTIONS), n=1, cutoff=0.75)
+    if near:
+        return f"{shown} is not an option ORE knows: did you mean {near[0]}?"
+    return f"{shown} is not an option ORE knows; known: {', '.join(sorted(MODEL_OPTIONS))}"
 
 
 def check_model_option(key: str, number: object, shown: str) -> int | float:
@@ -83,8 +135,7 @@ def check_model_options(options: object, where: str) -> dict[str, Any]:
     for key, value in options.items():
         shown = f"{where}.{str(key)[:60]}"
         if key not in MODEL_OPTIONS:
-            known = ", ".join(sorted(MODEL_OPTIONS))
-            raise OptionError(f"{shown} is not an option ORE knows; known: {known}")
+            raise OptionError(unknown_option(str(key)[:60], shown))
         if key == "stop":
             checked["stop"] = _stops(value, shown)
         else:

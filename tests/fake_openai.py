@@ -51,6 +51,9 @@ FAULTS = (
     "redirect",  # a 307 to `redirect_to`: the chat sent on elsewhere
     "drip-headers",  # response headers that never end, one byte every 0.2 s (up to 60 s)
     "echo-request",  # a 500 repeating the URL it was asked (query included) and its credentials
+    # servers that do less (llama-cpp-python's server, a text-only model):
+    "json-object-only",  # a json_schema response format is a 500; json_object is answered
+    "text-only",  # a message whose content is a list (an image) is a 500 in Python's words
 )
 
 
@@ -153,6 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
         ):
             self._fail(fault)
             return
+        if fault in ("json-object-only", "text-only") and self._does_less(fault, body):
+            return
         model = body.get("model") if isinstance(body, dict) else None
         if model not in self.server.models:
             self._error(404, f"model '{model}' not found", "not_found_error")
@@ -186,6 +191,23 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.reasoning:
                 reply["choices"][0]["message"]["reasoning_content"] = self.server.reasoning
             self._json(200, reply)
+
+    def _does_less(self, fault: str, body: Any) -> bool:
+        """Refuse what a server that does less refuses, as it says so; False: answer."""
+        body = body if isinstance(body, dict) else {}
+        if fault == "json-object-only":
+            kind = (body.get("response_format") or {}).get("type")
+            if kind in (None, "text", "json_object"):
+                return False
+            message = (
+                f'response_format type must be one of "text" or "json_object", but got: {kind}'
+            )
+            self._json(500, {"error": {"code": 500, "message": message, "type": "server_error"}})
+            return True
+        if any(isinstance(m.get("content"), list) for m in body.get("messages") or []):
+            self._error(500, 'can only concatenate str (not "list") to str')
+            return True
+        return False
 
     def _authorised(self) -> bool:
         expected = self.server.api_key

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 
-from ..errors import ModelError, ServerUnreachable
+from ..errors import ContextTooLong, ModelError, ServerUnreachable
 from ..turn_types import TurnOptions
 from .base import LimitExceeded
 from .secrets import scrub
@@ -21,6 +22,7 @@ __all__ = [
     "no_images",
     "refuses_images",
     "timed_out",
+    "too_long",
     "unreadable",
 ]
 
@@ -81,29 +83,54 @@ def broke(server: str) -> ModelError:
     )
 
 
-def closed_without_answer(server: str, hint: str) -> ModelError:
+def closed_without_answer(server: str, hint: str) -> ContextTooLong:
     """The server opened the answer and closed it with nothing in it: no error, no text. Seen
     from llama.cpp's server when the prompt is longer than its context window; retrying the
-    same request can never help, so the message says what is known and what to change."""
-    return ModelError(
+    same request can never help, so the message says what is known and what to change (a
+    `ContextTooLong`, so a long conversation's turn also names `--history N`)."""
+    return ContextTooLong(
         f"{server} closed the stream without an answer; a likely cause is a prompt over the "
         f"context window: send less, or {hint}"
     )
 
 
-def no_images(server: str, model_id: str | None, detail: str) -> ModelError:
-    """The server refused a turn with images because the model cannot read them."""
-    model = f"model '{model_id}'" if model_id else "the model"
-    return ModelError(
-        f"{server} says {model} cannot read images ({detail}); attach images only with a "
-        "vision model (e.g. llava, llama3.2-vision, gemma3)"
+def too_long(server: str, status: int, detail: str, hint: str) -> ContextTooLong:
+    """The server refused the messages as longer than the model's context window: send less or
+    give the model more context (`hint` says how on that server). The turn adds `--history N`
+    when the conversation, not the prompt, is what is long."""
+    return ContextTooLong(
+        f"{server} refused the messages as longer than the model's context window "
+        f"(HTTP {status}): {detail}; send less, or {hint}"
     )
 
 
+def no_images(server: str, model_id: str | None, detail: str) -> ModelError:
+    """The server refused a turn with images, most likely because the model cannot read them."""
+    model = f"model '{model_id}'" if model_id else "the model"
+    said = "says" if _IMAGE_WORDS.search(detail) else "refused the turn with its image"
+    return ModelError(
+        f"{server} {said} ({detail}): {model} likely cannot read images; attach images only "
+        "with a vision model (e.g. llava, llama3.2-vision, gemma3, qwen2.5vl)"
+    )
+
+
+#: A server's words about images or vision, whatever it says about them.
+_IMAGE_WORDS = re.compile(r"image|vision|multimodal|mmproj|clip", re.IGNORECASE)
+#: Statuses a server refuses a request it cannot handle with; never the key's (401, 403), a
+#: model's absence (404) or a rate limit (429).
+_REFUSED = frozenset({400, 415, 422, 500, 501})
+
+
 def refuses_images(options: TurnOptions, status: int, detail: str) -> bool:
-    """Whether an error for a turn with images is the server saying the model takes none."""
-    lowered = detail.lower()
-    return bool(options.images) and status >= 400 and ("image" in lowered or "vision" in lowered)
+    """Whether an error for a turn with images is the server refusing them, in any wording: it
+    names images, or it is a refusal of the request (a text-only server choking on a message
+    whose content is a list says "can only concatenate str (not "list") to str") that is not
+    about the context window."""
+    if not options.images or status < 400 or status in (401, 403, 404, 429):
+        return False
+    if _IMAGE_WORDS.search(detail):
+        return True
+    return status in _REFUSED and not is_context_overflow(detail)
 
 
 def unreadable(server: str, what: str, hint: str) -> ModelError:

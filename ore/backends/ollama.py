@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
+from ..errors import ModelError, ModelNotFound, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from ..types import Message, Response, Usage, count_of
 from .address import _bad_address, ollama_address
@@ -38,6 +38,7 @@ from .faults import (
     no_images,
     refuses_images,
     timed_out,
+    too_long,
     unreadable,
 )
 from .secrets import sanitize_url, scrub, shorten, url_secrets
@@ -274,6 +275,13 @@ def _fields(options: TurnOptions) -> dict[str, Any]:
     return fields
 
 
+def _names_a_model(detail: str) -> bool:
+    """Whether a 404's words are Ollama's "model 'x' not found" (a web server's "404 page not
+    found" or llama-server's "File Not Found" are not)."""
+    lowered = detail.lower()
+    return "model" in lowered and "not found" in lowered
+
+
 def _classify(
     exc: Exception, backend: OllamaBackend, model_id: str | None, options: TurnOptions
 ) -> ModelError:
@@ -285,7 +293,7 @@ def _classify(
     server = f"Ollama at {address}"
     if isinstance(exc, ollama.ResponseError):
         detail = shorten(scrub(str(exc.error), backend._secrets)) or "no detail"
-        if exc.status_code == 404 and model_id and "not found" in detail:
+        if exc.status_code == 404 and model_id and _names_a_model(detail):
             installed = backend._installed()
             listed = ", ".join(installed) if installed else "none"
             return ModelNotFound(
@@ -294,10 +302,15 @@ def _classify(
                 model=model_id,
                 available=installed,
             )
-        if exc.status_code == 400 and is_context_overflow(detail):
-            return ContextTooLong(
-                f"{server} refused the messages as longer than the model's context window: {detail}"
+        if exc.status_code == 404:  # no Ollama route there: likely an OpenAI-style server
+            return ServerUnreachable(
+                f"{server} answered HTTP 404 ({detail}) where Ollama's API should be; if an "
+                "OpenAI-compatible server runs there (llama-server, vLLM, LM Studio), use "
+                f"--backend openai --base-url {address.rstrip('/')}/v1",
+                address=address,
             )
+        if exc.status_code == 400 and is_context_overflow(detail):
+            return too_long(server, 400, detail, "give the model a larger context (-o num_ctx=N)")
         if refuses_images(options, exc.status_code, detail):
             return no_images(server, model_id, detail)
         if 300 <= exc.status_code < 400:

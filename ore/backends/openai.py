@@ -2,7 +2,10 @@
 
 llama.cpp's `llama-server`, vLLM, LM Studio, Ollama's own `/v1` and hosted providers all answer
 `POST {base}/chat/completions` (one JSON reply, or server-sent events ending in `data: [DONE]`)
-and `GET {base}/models`. One turn is exactly one request: no retries, no redirects followed.
+and `GET {base}/models`. One turn is exactly one request: no retries, no redirects followed;
+the one exception is a `--schema` turn that a server refuses as it arrives because it takes no
+`json_schema` response format: it is sent again, once, asking for `json_object` with the schema
+in the system message (and the backend remembers), and the answer is checked as ever.
 
 `httpx` is imported only when an `OpenAIBackend` is built, so importing this module is cheap.
 The API key is given to the constructor (the CLI reads `ORE_API_KEY` or `OPENAI_API_KEY`); it
@@ -13,13 +16,14 @@ Every fault, raised by httpx or found in the reply, becomes one `ModelError` in 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .._version import __version__
-from ..errors import ContextTooLong, ModelError, ModelNotFound, ServerUnreachable
+from ..errors import ModelError, ModelNotFound, ServerUnreachable
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from ..types import Message, Response
 from .base import (
@@ -39,6 +43,7 @@ from .faults import (
     no_images,
     refuses_images,
     timed_out,
+    too_long,
     unreadable,
 )
 from .openai_wire import (
@@ -52,6 +57,7 @@ from .openai_wire import (
     error_detail,
     loads_event,
     refusal,
+    refuses_json_schema,
     request_body,
     sse_data,
 )
@@ -75,6 +81,9 @@ _CHAT = "chat/completions"
 _MODELS = "models"
 _URL_HINT = "set --base-url or ORE_BASE_URL"
 _MAX_LISTED = 8
+_LARGER_CONTEXT = (
+    "start the server with a larger context (llama-server -c N, vllm --max-model-len N)"
+)
 
 
 def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
@@ -119,6 +128,7 @@ class OpenAIBackend:
     ) -> None:
         self.name = name
         self.default_model = default_model
+        self._json_object_only = False  # the server refused a json_schema response format
         self._key_variables = key_variables
         raw = base_url.strip().strip("\"'")
         if "://" not in raw:
@@ -255,8 +265,7 @@ class OpenAIBackend:
     ) -> str:
         """One non-streamed request; fills `reply` (its reasoning too) and returns the text."""
         with self._errors(model_id, options):
-            payload = request_body(model_id, messages, options, stream=False)
-            data = self._json(self._client.post(self._urls[_CHAT], json=payload), _CHAT)
+            data = self._json(self._send(model_id, messages, options, stream=False), _CHAT)
             return reply.take_completion(data)
 
     def chat_stream(
@@ -273,8 +282,9 @@ class OpenAIBackend:
         those of the caller's own code between pieces (a closed stdout is not a server fault).
         """
         with self._errors(model_id, options):
-            payload = request_body(model_id, messages, options, stream=True)
-            with self._client.stream("POST", self._urls[_CHAT], json=payload) as response:
+            with contextlib.closing(
+                self._send(model_id, messages, options, stream=True)
+            ) as response:
                 if response.status_code >= 300:
                     response.read()
                     check_status(response, _CHAT)
@@ -297,6 +307,30 @@ class OpenAIBackend:
                 raise ClosedEmpty()
             if not reply.done and reply.finish_reason is None:
                 raise Dropped()
+
+    def _send(
+        self, model_id: str, messages: Sequence[Message], options: TurnOptions, *, stream: bool
+    ) -> httpx.Response:
+        """POST one turn (`stream`: the body is left to read). A server that refuses the
+        `json_schema` response format as the request arrives gets it once more as `json_object`
+        with the schema in the system message, and every later turn of this backend too."""
+        response = self._post(model_id, messages, options, stream=stream)
+        if options.schema is None or self._json_object_only or response.status_code < 400:
+            return response
+        if not refuses_json_schema(response.status_code, response.read()):
+            return response
+        response.close()
+        self._json_object_only = True
+        return self._post(model_id, messages, options, stream=stream)
+
+    def _post(
+        self, model_id: str, messages: Sequence[Message], options: TurnOptions, *, stream: bool
+    ) -> httpx.Response:
+        body = request_body(
+            model_id, messages, options, stream=stream, json_object=self._json_object_only
+        )
+        request = self._client.build_request("POST", self._urls[_CHAT], json=body)
+        return self._client.send(request, stream=stream)
 
     def _available(self) -> tuple[str, ...]:
         try:
@@ -347,9 +381,7 @@ def _classify(
             "check that --base-url or ORE_BASE_URL points at an OpenAI-compatible API",
         )
     if isinstance(exc, ClosedEmpty):
-        return closed_without_answer(
-            server, "start the server with a larger context (llama-server -c N)"
-        )
+        return closed_without_answer(server, _LARGER_CONTEXT)
     if isinstance(exc, ServerSaid):
         return ModelError(f"{server} reported an error: {backend._said(str(exc))}")
     if isinstance(exc, Dropped | httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
@@ -411,10 +443,7 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
             f"{server} redirects to {where} (HTTP {status}); {_URL_HINT} to that address"
         )
     if status >= 400 and is_context_overflow(detail + exc.body.decode(errors="replace")):
-        return ContextTooLong(
-            f"{server} refused the messages as longer than the model's context window "
-            f"(HTTP {status}): {detail}"
-        )
+        return too_long(server, status, detail, _LARGER_CONTEXT)
     if status >= 500:
         return ModelError(f"{server} failed with HTTP {status}: {detail}; check its log and retry")
     return ModelError(f"{server} rejected the request with HTTP {status}: {detail}")

@@ -31,6 +31,7 @@ __all__ = [
     "error_detail",
     "loads_event",
     "refusal",
+    "refuses_json_schema",
     "request_body",
     "sse_data",
 ]
@@ -81,11 +82,22 @@ def refusal(options: TurnOptions) -> str | None:
 
 
 def request_body(
-    model_id: str, messages: Sequence[Message], options: TurnOptions, *, stream: bool
+    model_id: str,
+    messages: Sequence[Message],
+    options: TurnOptions,
+    *,
+    stream: bool,
+    json_object: bool = False,
 ) -> dict[str, Any]:
     """The `POST /chat/completions` body of one turn; only the fields `options` sets are added,
-    so a plain turn's body is `model`, `messages`, `stream` (and `stream_options`)."""
+    so a plain turn's body is `model`, `messages`, `stream` (and `stream_options`).
+
+    `json_object`: for a server that takes no `json_schema` (llama-cpp-python's), a `--schema`
+    turn asks for `json_object` and gives the schema in the system message instead; the answer
+    is checked against the schema as ever."""
     wire: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in messages]
+    if options.schema is not None and json_object:
+        wire = _with_schema(wire, options.schema)
     if options.images:
         parts: list[dict[str, Any]] = [{"type": "text", "text": wire[-1]["content"]}]
         for image in options.images:
@@ -98,12 +110,37 @@ def request_body(
         body["stream_options"] = {"include_usage": True}
     for key, value in options.options.items():
         body[_OPTION_FIELDS[key]] = list(value) if isinstance(value, tuple) else value
-    if options.schema is not None:
+    if options.schema is not None and json_object:
+        body["response_format"] = {"type": "json_object"}
+    elif options.schema is not None:
         schema = {"name": "answer", "schema": dict(options.schema)}
         body["response_format"] = {"type": "json_schema", "json_schema": schema}
     if options.think is not None:
         body["reasoning_effort"] = "none" if options.think is False else options.think
     return body
+
+
+def _with_schema(wire: list[dict[str, Any]], schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """`wire` with the schema said in its system message (one is added when there is none)."""
+    said = (
+        "Answer with one JSON object, and nothing else, that follows this JSON Schema:\n"
+        + json.dumps(dict(schema), ensure_ascii=False)
+    )
+    if wire and wire[0]["role"] == "system":
+        return [{**wire[0], "content": f"{wire[0]['content']}\n\n{said}"}, *wire[1:]]
+    return [{"role": "system", "content": said}, *wire]
+
+
+#: What a server that takes no `json_schema` response format says when it gets one: llama.cpp's
+#: older server ('response_format type must be one of "text" or "json_object", but got:
+#: json_schema'), llama-cpp-python's validation of the request, and the like.
+_NO_JSON_SCHEMA = re.compile(r"json_schema|response_format|json_object", re.IGNORECASE)
+
+
+def refuses_json_schema(status: int, body: bytes) -> bool:
+    """Whether an error reply is the server refusing the `json_schema` response format (before
+    it generated anything: the request was refused as it arrived)."""
+    return status in (400, 422, 500, 501) and bool(_NO_JSON_SCHEMA.search(error_detail(body)))
 
 
 # -- reading replies -----------------------------------------------------------------------------

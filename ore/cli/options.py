@@ -385,8 +385,7 @@ def parse_model_options(values: Iterable[str]) -> dict[str, Any]:
         if not sep:
             raise OptionError(f"-o {_shown(value)} is not KEY=VALUE (e.g. -o temperature=0.2)")
         if key not in MODEL_OPTIONS:
-            known = ", ".join(sorted(MODEL_OPTIONS))
-            raise OptionError(f"-o {_shown(key)} is not an option ORE knows; known: {known}")
+            raise OptionError(_model_options.unknown_option(key, f"-o {_shown(key)}"))
         if key == "stop":
             if not raw:
                 raise OptionError("-o stop= needs a text to stop at")

@@ -12,7 +12,7 @@ callbacks and the result.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextTooLong
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..backends import Backend
     from ..core import Turn
     from ..turn_types import Reasoner, RoutingDecision, TurnContext
-    from ..types import Session
+    from ..types import Message, Session
     from .result import TurnResult
 
 __all__ = ["preview", "run_turn"]
@@ -249,7 +249,8 @@ def _execute(
             on_thinking=on_thinking if request.stream else None,
         )
     except ContextTooLong as exc:
-        if history is not None and history.messages:
+        # --history N helps only when the conversation, not this turn's prompt, is the bulk
+        if history is not None and _size(history.messages) >= _size(request.messages):
             from ..sessions import turn_count
 
             turns = turn_count(history.messages)
@@ -258,6 +259,10 @@ def _execute(
                 f"(this conversation has {turns} turn{'' if turns == 1 else 's'})"
             ) from None
         raise
+
+
+def _size(messages: Sequence[Message]) -> int:
+    return sum(len(m.content) for m in messages)
 
 
 def _drop(piece: str) -> None:
