@@ -40,11 +40,13 @@ def list_sessions(as_json: bool = False) -> None:
 
 
 def list_models(o: Options) -> None:
-    """The server's models, the one ORE would pick marked `(default)`."""
+    """The server's models, the one a turn would use marked `(default)`: the model named by
+    flag, environment or config file (`ore.config.settle`), else the server's best."""
     from ..turn import available_models
     from .request import server_of
 
     models, chosen = available_models(server_of(o))
+    chosen = o.model or chosen  # -m, ORE_MODEL or the config file's (aliases resolved) wins
     emit_table(
         ("Name", "Default"),
         [(name, "(default)" if name == chosen else "") for name in models],

@@ -139,3 +139,10 @@ def test_deepseek_without_a_key_is_one_line_before_any_request(ore_env) -> None:
     _write(ore_env, 'backend = "deepseek"\napi_key_env = "MY_DS_KEY"\n')
     configured = run_ore("hi", env=ore_env)
     assert "MY_DS_KEY" in one_line_error(configured) and named.returncode == 1
+
+
+def test_list_models_marks_the_configured_default(ore_env) -> None:
+    run_ore("models", "default", "qwen2.5:0.5b", env=ore_env)
+    listed = run_ore("--list-models", "--json", env=ore_env)
+    marked = [m["name"] for m in json.loads(listed.stdout) if m["default"]]
+    assert marked == ["qwen2.5:0.5b"], listed.stdout + listed.stderr
