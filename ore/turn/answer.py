@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import OreError
+from ..errors import OreError, json_error_words
 
 if TYPE_CHECKING:
     from ..core import Turn
@@ -126,8 +126,7 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
     try:
         data = json.loads(content)
     except json.JSONDecodeError as exc:
-        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-        return None, f"the answer is not JSON ({where})"
+        return None, f"the answer is not JSON ({json_error_words(exc)})"
     except (ValueError, RecursionError):
         return None, "the answer is not JSON ORE can read"
     if deeper_than(data, MAX_STRUCTURED_DEPTH):
