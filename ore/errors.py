@@ -25,7 +25,10 @@ do next. Context travels as keyword-only attributes, never parsed back out of th
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from json import JSONDecodeError
 
 __all__ = [
     "ArtifactError",
@@ -45,6 +48,7 @@ __all__ = [
     "StoreError",
     "ToolArgError",
     "ToolError",
+    "json_error_words",
 ]
 
 
@@ -160,3 +164,10 @@ class ConfigError(OreError):
         super().__init__(message)
         self.path = None if path is None else str(path)
         self.line = line
+
+
+def json_error_words(exc: JSONDecodeError) -> str:
+    """Where and why JSON failed to parse, for a one-line message: "Unterminated string
+    starting at line 2 column 5" (the parser's own words, some of which end in "at", are
+    never followed by a second "at")."""
+    return f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"

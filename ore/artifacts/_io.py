@@ -12,7 +12,7 @@ import sys
 from contextlib import suppress
 
 from .._fs import NotRegularFile, atomic_write, os_error_words, read_regular, writes_through
-from ..errors import ArtifactError
+from ..errors import ArtifactError, json_error_words
 from ._contract import ExecutionArtifact
 from ._schema import check, where
 
@@ -101,9 +101,7 @@ def parse_artifact(data: bytes, *, source: str | None = None) -> ExecutionArtifa
     except _BadNumber as exc:
         raise ArtifactError(f"{name} is not valid JSON: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise ArtifactError(
-            f"{name} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        raise ArtifactError(f"{name} is not JSON: {json_error_words(exc)}") from None
     except UnicodeEncodeError:
         raise ArtifactError(
             f"{name} holds an unpaired surrogate escape (\\ud800-\\udfff)"

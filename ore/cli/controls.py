@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._fs import NotRegularFile, os_error_words, read_regular
-from ..errors import OptionError, OreError
+from ..errors import OptionError, OreError, json_error_words
 from .console import out
 from .options import Options, parse_keep_alive, parse_model_options, parse_think
 
@@ -133,7 +133,7 @@ def _json(text: str, what: str) -> dict[str, Any]:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, json.JSONDecodeError):
-            why = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            why = json_error_words(exc)
         else:
             why = "it cannot be read"
         raise OptionError(f"{what} is not valid JSON: {why}") from None

@@ -167,3 +167,21 @@ def test_an_ollama_address_answering_404_suggests_the_openai_backend(server, env
     result = run_ore(*flags, "hi", env={**ollama_env, "OLLAMA_HOST": root})
     line = one_line_error(result)
     assert "HTTP 404" in line and f"--backend openai --base-url {root}/v1" in line
+
+
+# -- JSON error lines say "at" once ----------------------------------------------------------------
+
+
+def test_json_error_lines_never_double_a_word(server, env, tmp_path) -> None:
+    server.reply = '{\n  "name": "Ann'  # cut off inside a string
+    answer = run_ore("--schema", "name", "who?", env=env)
+    assert answer.returncode == 1
+    assert "Unterminated string starting at line 2" in answer.stderr
+    artifact = tmp_path / "a.json"
+    artifact.write_text('{\n  "version": "ore.exec', encoding="utf-8")
+    replayed = run_ore("--artifact-in", str(artifact), env=env)
+    schema = run_ore("--schema", '{"type": "object", "title": "x', "hi", env=env)
+    for result in (answer, replayed, schema):
+        assert result.returncode != 0 and "Traceback" not in result.stderr
+        assert " at at " not in result.stderr, result.stderr
+    assert "Unterminated string starting at line" in replayed.stderr + schema.stderr
