@@ -12,8 +12,9 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
 - files that changed (no source file came or went): the graph is patched in memory
   (`_patched`): those files alone are parsed again; the edges are resolved again only when what
   they are built from (imports, references, defined names) changed, and when they did not, the
-  adjacency, degrees and PageRank carry over. The cache is written behind the answer (`_Writer`:
-  the latest state wins), so `ore graph` agrees without the caller waiting for it;
+  adjacency, degrees and PageRank carry over. The cache (and the judgment's shapes file) is
+  written behind the answer (`_Writer`: the latest state wins), so `ore graph` agrees without
+  the caller waiting for it;
 - a source file or folder came or went: the graph is opened again through `load_index`
   (discovery, the cache, the changed files parsed; PageRank and communities kept by the edges'
   digest, clone groups by the contents they read).
@@ -29,7 +30,9 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,10 @@ class WarmGraph:
         self._probe: Probe | None = None
         self._watch: Watch | None = None
         self._check = True  # the next call stats everything, whatever the watch says
-        self._writer = _Writer(self.root)
+        self._writer = _Writer()
+        from .judgment import shapecache
+
+        shapecache.DEFERRED[self.root] = partial(self._writer.write, "shapes")
         self.refreshes = 0
         self.patches = 0
 
@@ -105,6 +111,9 @@ class WarmGraph:
 
     def close(self) -> None:
         """Finish writing the cache and stop watching the tree."""
+        from .judgment import shapecache
+
+        shapecache.DEFERRED.pop(self.root, None)
         self._writer.flush()
         if self._watch is not None:
             self._watch.close()
@@ -166,7 +175,7 @@ def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGr
             head = patched_head(old.index.files.head, again, started)
         else:
             head = head_of(cached)
-    writer.write(cached)
+    writer.write("index", partial(write_cache, old.root, cached))
 
     def section(n: int) -> Any:
         return name_index(tuple(files.values())) if n == NAMES else None
@@ -183,25 +192,25 @@ def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGr
 
 
 class _Writer:
-    """Writes the cache of a patched graph on a thread of its own once edits pause for `DELAY`
-    seconds, the latest state only: the answer never waits for the disk, and a burst of edits
-    is written once."""
+    """Writes files beside the index (the index itself, the judgment's shapes) on a thread of
+    its own once calls pause for `DELAY` seconds, the latest of each only: the answer never
+    waits for the disk, and a burst of edits is written once. A failed write only costs the
+    next run time, as everywhere in the cache."""
 
     DELAY = 0.25
 
-    def __init__(self, root: Path) -> None:
-        self._root = root
+    def __init__(self) -> None:
         self._lock = threading.Condition()
-        self._pending: CachedIndex | None = None
+        self._pending: dict[str, Callable[[], object]] = {}
         self._due = 0.0
         self._urgent = False
         self._writing = False
         self._thread: threading.Thread | None = None
 
-    def write(self, cached: CachedIndex) -> None:
-        """Write `cached` soon, unless a newer state comes first."""
+    def write(self, what: str, job: Callable[[], object]) -> None:
+        """Run `job` soon, unless another job for `what` comes first (it replaces this one)."""
         with self._lock:
-            self._pending = cached
+            self._pending[what] = job
             self._due = time.monotonic() + self.DELAY
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="ore-cache", daemon=True)
@@ -211,23 +220,25 @@ class _Writer:
     def _run(self) -> None:
         while True:
             with self._lock:
-                while self._pending is None:
+                while not self._pending:
                     self._lock.wait()
                 while not self._urgent and (left := self._due - time.monotonic()) > 0:
                     self._lock.wait(left)
-                cached, self._pending = self._pending, None
+                jobs = list(self._pending.values())
+                self._pending.clear()
                 self._writing = True
-            with contextlib.suppress(Exception):  # a failed write only costs the next run time
-                write_cache(self._root, cached)
+            for job in jobs:
+                with contextlib.suppress(Exception):
+                    job()
             with self._lock:
                 self._writing = False
                 self._lock.notify_all()
 
     def flush(self) -> None:
-        """Write what is waiting now, and return once it is written."""
+        """Run what is waiting now, and return once it is done."""
         with self._lock:
             self._urgent = True
             self._lock.notify_all()
-            while self._pending is not None or self._writing:
+            while self._pending or self._writing:
                 self._lock.wait()
             self._urgent = False

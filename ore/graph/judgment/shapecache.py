@@ -11,7 +11,8 @@ are computed on every core by the index's own worker pool (`index.pool.parse_all
 from __future__ import annotations
 
 import marshal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,14 @@ from .shapes import FileShape, make_shape
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["SHAPES_MAGIC", "load_shapes"]
+__all__ = ["DEFERRED", "SHAPES_MAGIC", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
 SHAPES_MAGIC = b"ore-graph-shapes 6\n"
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
+#: Per root, who writes the shapes file instead of `load_shapes` itself: a long-lived process
+#: hands the write to a thread of its own, so a query after an edit does not wait for the disk.
+DEFERRED: dict[Path, Callable[[Callable[[], None]], None]] = {}
 
 
 def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
@@ -57,7 +61,12 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
         out = {path: out[path] for path in paths if path in out}
         for gone in set(known) - set(g.index.files):
             del known[gone]
-        _write(g.root, known)
+        rows = dict(known)
+        write = partial(_write, g.root, rows)
+        if DEFERRED.get(g.root) is None:
+            write()
+        else:  # a long-lived process writes behind its answer (`ore.graph.serve`)
+            DEFERRED[g.root](write)
     return out
 
 
