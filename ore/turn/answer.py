@@ -6,10 +6,11 @@ the JSON asked for, a fenced code block to extract. Pure functions of the turn; 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import OreError, json_error_words
@@ -139,7 +140,16 @@ def structured(content: str, schema: Mapping[str, Any]) -> tuple[Any, str | None
 
     checker = _bounded(validators.validator_for(schema), MAX_STRUCTURED_SECONDS)
     try:
-        error = best_match(checker(schema).iter_errors(data))
+        with _alarm(MAX_STRUCTURED_SECONDS) as armed:
+            unbounded = None if armed else _unbounded_pattern(schema)
+            if unbounded is not None:
+                shown = unbounded if len(unbounded) <= 60 else unbounded[:59] + "…"
+                return None, (
+                    f"the answer cannot be checked against the schema: its pattern {shown!r} "
+                    "may take unbounded time, and no time limit can stop it outside the main "
+                    "thread"
+                )
+            error = best_match(checker(schema).iter_errors(data))
     except _OutOfTime:
         return None, (
             f"the answer could not be checked against the schema within "
@@ -193,6 +203,94 @@ def _bounded(cls: Any, seconds: float) -> Any:
         return check
 
     return validators.extend(cls, {name: timed(fn) for name, fn in cls.VALIDATORS.items()})
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[bool]:
+    """`_OutOfTime` raised after `seconds` by SIGALRM, wherever the check is then: a regular
+    expression (`pattern`, `patternProperties`) that backtracks exponentially runs in C between
+    two keywords, so only a signal stops it. Yields whether the alarm is set: only in the main
+    thread of a POSIX process whose real-time timer is not the caller's in use."""
+    import signal
+    import threading
+
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    ):
+        yield False
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield True
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _unbounded_pattern(schema: Any) -> str | None:
+    """The first regular expression of `schema` (a `pattern`, or a `patternProperties` key)
+    that may backtrack exponentially: an unbounded repeat holding another repeat or an
+    alternation, as `(a+)+` or `(a|aa)*`. None when there is none. A check that no alarm can
+    interrupt refuses such a schema rather than risk never ending."""
+    stack: list[Any] = [schema]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Mapping):
+            patterns = [node.get("pattern")]
+            if isinstance(node.get("patternProperties"), Mapping):
+                patterns += list(node["patternProperties"])
+            for pattern in patterns:
+                if isinstance(pattern, str) and _backtracks(pattern):
+                    return pattern
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
+def _backtracks(pattern: str) -> bool:
+    """Whether `pattern` holds an unbounded repeat of something that itself repeats or
+    branches (the shapes whose matching time is exponential); a pattern `re` cannot parse is
+    left to the check, which reports it."""
+    from re import _constants, _parser  # type: ignore[attr-defined, unused-ignore]
+
+    try:
+        parsed = _parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    repeats = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
+    # (items, inside an unbounded repeat)
+    stack: list[tuple[Any, bool]] = [(parsed, False)]
+    while stack:
+        items, inside = stack.pop()
+        for op, arg in items:
+            if op in repeats:
+                _, high, body = arg
+                if inside and high > 1:
+                    return True
+                stack.append((body, inside or high == _constants.MAXREPEAT))
+            elif op is _constants.BRANCH:
+                if inside:
+                    return True
+                stack.extend((branch, inside) for branch in arg[1])
+            elif op is _constants.SUBPATTERN:
+                stack.append((arg[-1], inside))
+            elif op in (_constants.ASSERT, _constants.ASSERT_NOT):
+                stack.append((arg[1], inside))
+    return False
 
 
 def _why(exc: BaseException) -> str:
