@@ -58,6 +58,9 @@ def _rows(
     settings: dict[str, dict[str, Any]], aliases: Any, log: bool, source: str
 ) -> list[dict[str, Any]]:
     rows = [{"key": key, **value} for key, value in settings.items()]
+    for row in rows:
+        if row["key"] == "base_url" and isinstance(row["value"], str):
+            row["value"] = _public(row["value"])
     file_or_default = "file" if source != "built-in" else "default"
     rows.append({"key": "log", "value": log, "origin": file_or_default, "source": source})
     rows += [
@@ -65,6 +68,20 @@ def _rows(
         for name, model in aliases.items()
     ]
     return rows
+
+
+def _public(url: str) -> str:
+    """An address fit to print: no user, password, query or fragment (a key may ride in any)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        netloc += f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(an address that cannot be parsed)"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _shown(value: Any) -> str:

@@ -146,3 +146,13 @@ def test_list_models_marks_the_configured_default(ore_env) -> None:
     listed = run_ore("--list-models", "--json", env=ore_env)
     marked = [m["name"] for m in json.loads(listed.stdout) if m["default"]]
     assert marked == ["qwen2.5:0.5b"], listed.stdout + listed.stderr
+
+
+def test_config_show_never_prints_a_credential_an_address_carries(ore_env) -> None:
+    _write(ore_env, 'base_url = "http://bob:hunter22@127.0.0.1:9/?key=qk-secret"\n')
+    no_host = {k: v for k, v in ore_env.items() if k != "OLLAMA_HOST"}
+    shown = run_ore("config", "show", env=no_host)
+    assert "base_url\thttp://127.0.0.1:9/\tfile" in shown.stdout, shown.stdout
+    by_env = run_ore("config", "show", env={**ore_env, "OLLAMA_HOST": "http://u:pw-77@h:1"})
+    for text in (shown.stdout, by_env.stdout):
+        assert not any(s in text for s in ("hunter22", "qk-secret", "bob", "pw-77")), text
