@@ -392,10 +392,14 @@ class FileSessionStore:
 
     def update_index(self, change: Callable[[Any], dict[str, Any]]) -> None:
         """Rewrite the listing cache under its own lock: `change` gets what is there now (None
-        when missing or corrupt) and returns the new content, written atomically."""
+        when missing or corrupt) and returns the new content, written atomically (not at all
+        when it is what is there: the model of a session's every turn is mostly the last one)."""
         name = INDEX_FILE.removesuffix(".json")
         with self._locked(name):
-            files.write_json(self.root, name, self.root / INDEX_FILE, change(self.read_index()))
+            current = self.read_index()
+            new = change(current)
+            if new != current:
+                files.write_json(self.root, name, self.root / INDEX_FILE, new)
 
     def _taken(self, name: str) -> StoreError:
         return StoreError(
