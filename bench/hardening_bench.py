@@ -186,14 +186,14 @@ def bench_before(rev: str, size: int, delay: float, sink: Any) -> None:
     def console() -> Console:
         return Console(file=sink, width=100, force_terminal=True, color_system="truecolor")
 
-    module._console = console
+    module.__dict__["_console"] = console
     for small in (size // 320, size // 160, size // 80):
         body = answer(small)
         parts = [body[at : at + 4] for at in range(0, len(body), 4)]
 
         def streamed(parts: list[str] = parts) -> None:
             clock = PacedClock(delay)
-            module.time = types.SimpleNamespace(monotonic=clock.monotonic)
+            module.__dict__["time"] = types.SimpleNamespace(monotonic=clock.monotonic)
             stream = module.MarkdownStream()
             for piece in parts:
                 clock.fed += 1

@@ -408,7 +408,7 @@ class MarkdownStream:
         if kind == "~":
             if length != 2:
                 return False
-            names = ("_strike",)
+            names: tuple[str, ...] = ("_strike",)
         elif length > 3:
             return False
         else:
