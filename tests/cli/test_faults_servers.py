@@ -123,6 +123,16 @@ def test_an_image_refused_in_a_text_only_servers_words_names_a_vision_model(
     assert "check its log" not in line
 
 
+def test_an_image_refused_by_ollama_in_its_own_words_names_a_vision_model(
+    fake_ollama, ore_env, tmp_path
+) -> None:
+    fake_ollama.http_error = (500, {"error": "llama runner process has terminated: exit status 2"})
+    (tmp_path / "a.png").write_bytes(PNG)
+    line = one_line_error(run_ore("-a", str(tmp_path / "a.png"), "what is it?", env=ore_env))
+    assert "exit status 2" in line and "likely cannot read images" in line
+    assert "vision model" in line
+
+
 # -- the context hint fits the case ---------------------------------------------------------------
 
 
