@@ -27,7 +27,15 @@ def repl(o: Options) -> int:
     pipe the first failure ends the REPL with its exit code, as before.
     """
     from ..paths import ore_home
-    from ..turn import Conversation, TurnRequest, backend_kind, choose_model, close, connect
+    from ..turn import (
+        Conversation,
+        TurnNotKept,
+        TurnRequest,
+        backend_kind,
+        choose_model,
+        close,
+        connect,
+    )
     from ..types import Session
     from .repl import read_lines, run_repl
     from .slash import Chat, completions, run_command
@@ -64,6 +72,10 @@ def repl(o: Options) -> int:
         except ModelNotFound as exc:
             if chat.model_chosen:  # a /model typo need not end the REPL
                 raise OreError(f"{exc.message}; or /model NAME") from None
+            raise
+        except TurnNotKept as exc:  # shown; kept in memory, and the next save tries it again
+            if exc.result.conversation is not None:
+                chat.conversation = exc.result.conversation
             raise
         if result.conversation is not None:
             chat.conversation = result.conversation

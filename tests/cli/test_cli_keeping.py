@@ -30,7 +30,7 @@ ANSWER = "echo: hi"  # what the fake answers to "hi"
 
 
 def _limited(
-    args: list[str], env: dict[str, str], max_file_bytes: int
+    args: list[str], env: dict[str, str], max_file_bytes: int, lines: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`ore ARGS` whose every file stops growing at `max_file_bytes` (RLIMIT_FSIZE: a write past
     it fails with EFBIG, as a full disk fails with ENOSPC)."""
@@ -43,7 +43,8 @@ def _limited(
         capture_output=True,
         text=True,
         env=env,
-        stdin=subprocess.DEVNULL,
+        input=lines,
+        stdin=subprocess.DEVNULL if lines is None else None,
         preexec_fn=limit,
         timeout=60,
     )
@@ -145,6 +146,12 @@ def test_a_session_past_the_file_size_limit_keeps_the_answer_and_the_artifact(
     assert "the turn is not saved in session 'work'" in line
     saved = json.loads((tmp_path / "sessions" / "work.json").read_text(encoding="utf-8"))
     assert len(saved["messages"]) == 2  # the session as it was: whole, never half a turn
+
+
+def test_a_repl_turn_not_saved_is_shown_then_one_line(ore_env: dict[str, str]) -> None:
+    result = _limited(["--save-session", "work"], ore_env, 200, lines="hi\nagain\n")
+    assert result.returncode == 1 and result.stdout == ANSWER + "\n"  # a pipe stops there
+    assert "the turn is not saved in session 'work'" in _error_line(result)
 
 
 def test_an_answer_that_does_not_match_the_schema_is_printed_as_it_came(
