@@ -45,6 +45,11 @@ def configured(o: Options, *, replay: bool = False) -> Options:
     """
     from ..config import load_config, settle
 
+    if o.file and (o.artifact_in is not None or o.repl):
+        from ..errors import OptionError
+
+        where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
+        raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
     config = load_config(ignore=o.no_config)
     found = settle(
         config,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import one_line_error, run_ore
+from tests._cli import one_line_error, run_ore, usage_error
 
 
 def _user_message(fake_ollama) -> str:
@@ -93,3 +93,11 @@ def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
     assert refused.returncode == 1
     assert "'" + str(notes) + "' changed since the artifact was recorded" in one_line_error(refused)
     assert fake_ollama.chat_requests() == []
+
+
+@pytest.mark.parametrize("mode", [["-c"], ["--artifact-in", "a.json"]], ids=["repl", "replay"])
+def test_f_where_it_cannot_apply_is_a_usage_error_not_ignored(ore_env, tmp_path, mode) -> None:
+    text = tmp_path / "t.txt"
+    text.write_text("x", encoding="utf-8")
+    line = usage_error(run_ore("-f", str(text), *mode, env=ore_env, cwd=tmp_path))
+    assert "-f sends files with one new turn" in line
