@@ -125,11 +125,13 @@ class FileSessionStore:
             raise self._missing(name)
         return files.parse(path, raw)
 
-    def prepare(self, name: str) -> None:
+    def prepare(self, name: str, *, new: bool = False) -> None:
         """Check, before any model is called, that session `name` can be written (its folder
-        made, its lock taken); nothing is saved: a session file appears with its first turn."""
+        made, its lock taken) and, when `new`, that nothing is saved there yet; nothing is
+        saved: a session file appears with its first turn."""
         with self._locked(name):
-            pass
+            if new and os.path.lexists(self.path(name)):
+                raise self._taken(name)
 
     def open_or_create(self, name: str) -> Session:
         """The session to continue for `--save-session NAME`: the saved one, or a new empty one

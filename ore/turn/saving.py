@@ -108,10 +108,14 @@ def append_turn(conversation: Conversation, whole: Session, model_id: str) -> Co
 def save_conversation(
     name: str, session: Session, model: str, *, history: int | None = None
 ) -> Conversation:
-    """Write `session` as a new saved session `name` (it must not exist) and go on there."""
+    """Write `session` as a new saved session `name` (it must not exist) and go on there. An
+    empty conversation is written with its first turn: no file holds no turn."""
     from ..sessions import record_model
 
     store = _store()
+    if not session.messages:
+        store.prepare(name, new=True)
+        return Conversation(session, name, 0, history)
     created = store.create(name, session)
     record_model(store, name, model)
     return Conversation(created, name, len(created.messages), history)
