@@ -128,6 +128,7 @@ def test_a_signal_mid_stream_shows_the_cursor_and_keeps_nothing_half_saved(
     assert b"Traceback" not in term.shown
     sessions = Path(ore_env["ORE_HOME"]) / "sessions"
     assert not [p for p in sessions.glob("*") if p.name.startswith(".")]  # no temp file
+    assert not (sessions / "s.json").exists()  # no empty session left behind
 
 
 @pytest.mark.parametrize("signum", ENDING)
