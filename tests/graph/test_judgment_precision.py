@@ -337,6 +337,35 @@ export function one(): number { return a() }
 """
 
 
+OVERLOADS_TS = rb"""export const dual: {
+  /**
+   * Data-last.
+   */
+  <A, B>(f: (a: A) => B): (self: A) => B
+  // ----------------------------------------------------------------
+  <const T extends ReadonlyArray<unknown>>(self: T): T
+} = make
+export const curried =
+  <A>(a: A) =>
+  <B>(b: B): [A, B] => [a, b]
+export const rows = sql<{ readonly count: number }>`SELECT COUNT(*) AS count`
+export type Missing<S extends string> = `Missing \`Self\` in ${S}`
+export declare const unifySymbol: unique symbol
+export namespace util { export const a = 1 }
+export function last(): string { return `\\` }
+"""
+
+
+def test_typescript_overloads_curried_arrows_and_ambient_names_parse() -> None:
+    from ore.graph.index.extract import extract
+
+    record = extract("o.ts", "typescript", OVERLOADS_TS)
+    assert not record.parse_error
+    names = [s.name for s in record.symbols]
+    for name in ("dual", "curried", "rows", "Missing", "unifySymbol", "util", "last"):
+        assert name in names, name
+
+
 def test_modern_typescript_parses() -> None:
     from ore.graph.index.extract import extract, unparsed
 

@@ -114,8 +114,10 @@ def _record(
     mtime_ns: int,
     digest: str,
     non_utf8: bool,
+    written: bytes | None = None,
 ) -> FileIndex:
-    """The record of one parse: what the language's query captures in `tree`."""
+    """The record of one parse: what the language's query captures in `tree`; signatures are
+    read from `written` (the file as written) when `data` is a rewrite of it."""
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     _parser, query = parser_and_query(language)
     # One pass of the query, captures grouped by name (cheaper in C than per-match dicts); the
@@ -137,7 +139,7 @@ def _record(
         for name_node in names:
             node = owner.get(name_node.id)
             if node is not None:
-                sym = _symbol(language, kinds[node.id], name_node, node, data, methods)
+                sym = _symbol(language, kinds[node.id], name_node, node, written or data, methods)
                 symbols.append((sym.line, sym.name, node.start_byte, sym))
         symbols.sort(key=_first_three)  # by line and name; ties (minified code) by position
     imports: list[Import] = []
@@ -185,15 +187,22 @@ def _record(
 
 #: Languages whose files with syntax errors are read again in pieces (`_recovered`).
 _RECOVERED = frozenset({"typescript", "tsx", "javascript"})
-#: `<in T>`, `<out T>`, `<in out T>`: TS 4.7 variance annotations, which the bundled grammar
-#: (tree-sitter-typescript 0.23.2, the newest on the index) does not know. Blanked to spaces
-#: (same length, so every position holds) before a second parse.
-_VARIANCE = re.compile(rb"\b(?:in\s+out|out|in)(?=\s+[A-Za-z_$][\w$]*\s*(?:extends\b|=|,|>))")
+#: `<in T>`, `<out T>`, `<in out T>` (TS 4.7 variance annotations) and `<const T>` in a call
+#: signature, which the bundled grammar (tree-sitter-typescript 0.23.2, the newest on the
+#: index) does not know. Blanked to spaces (same length, so every position holds) before a
+#: second parse.
+_VARIANCE = re.compile(rb"\b(?:in\s+out|out|in|const)(?=\s+[A-Za-z_$][\w$]*\s*(?:extends\b|=|,|>))")
 _LOOK_BACK = 512  # bytes a variance keyword's `<` or `,` may sit before it (comments between)
 #: `import("x").T` in a type (TS 2.9 import types), which the grammar reads as an error: the
 #: call is blanked to an identifier of the same length (`________.T`), a type reference it reads.
 _IMPORT_TYPE = re.compile(
     rb"""\bimport\(\s*(?:"[^"\n]*"|'[^'\n]*')\s*\)(?=\.(?!then\b|catch\b|finally\b)[A-Za-z_$])"""
+)
+#: A generic call signature on its own line (`  <A, B>(f: F): G` in an object type of overloads,
+#: after a member whose return type is a function type): the grammar reads the `<` as going on
+#: the line before. Its first indentation space becomes `;`, the separator TS infers there.
+_CALL_SIGNATURE = re.compile(
+    rb"^[ \t](?=[ \t]*<[ \t]*(?:[A-Za-z_$][\w$]*(?:\s+extends\b|\s*[,>=])|\n))", re.M
 )
 #: Where a top-level declaration starts: a line opening with one of these at column 0.
 _TOP_LEVEL = re.compile(
@@ -215,32 +224,96 @@ def _variance_blanked(data: bytes) -> bytes:
 
 def _after_open(data: bytes, at: int) -> bool:
     """Whether `<` or `,` comes before `at`, past whitespace and block comments."""
-    floor = max(0, at - _LOOK_BACK)
-    i = at
-    while i > floor:
+    return _previous(data, at) in b"<,"
+
+
+def _previous(data: bytes, at: int) -> bytes:
+    """The byte before `at` that is neither whitespace nor inside a `/* */` comment (b"" when
+    none is near): a scan back over at most `_LOOK_BACK` bytes of space and 16 comments."""
+    i, spaces, hops = at, 0, 0
+    while i > 0:
         i -= 1
-        ch = data[i]
-        if ch in b" \t\r\n":
+        ch = data[i : i + 1]
+        if ch in (b" ", b"\t", b"\r", b"\n"):
+            spaces += 1
+            if spaces > _LOOK_BACK:
+                return b""
+            if ch == b"\n" and hops < 16:  # a line holding only a `//` comment
+                start = data.rfind(b"\n", max(0, i - _LOOK_BACK), i) + 1
+                if data[start:i].lstrip().startswith(b"//"):
+                    i, hops = start, hops + 1
             continue
-        if ch == ord("/") and data[i - 1 : i] == b"*":
-            opened = data.rfind(b"/*", floor, i - 1)
+        if ch == b"/" and data[i - 1 : i] == b"*" and hops < 16:
+            opened = data.rfind(b"/*", 0, i - 1)
             if opened < 0:
-                return False
-            i = opened
+                return b""
+            i, hops = opened, hops + 1
             continue
-        return ch in b"<,"
-    return False
+        return ch
+    return b""
+
+
+def _signature_separated(match: re.Match[bytes]) -> bytes:
+    """`;` for the first indentation byte of a generic call signature that follows a type."""
+    previous = _previous(match.string, match.start())
+    ends_a_type = previous.isalnum() or previous in (b"_", b"$", b">", b")", b"]", b"}")
+    if previous == b">" and _previous_two(match.string, match.start()) == b"=>":
+        ends_a_type = False  # a curried arrow function: `(a) =>\n  <B>(b) => ...`
+    return b";" if ends_a_type and previous else match.group()
+
+
+def _previous_two(data: bytes, at: int) -> bytes:
+    stripped = data[max(0, at - _LOOK_BACK) : at].rstrip()
+    return stripped[-2:]
 
 
 def _underscores(match: re.Match[bytes]) -> bytes:
     return b"_" * len(match.group())
 
 
+#: The type arguments of a generic tagged template (sql<{ id: number }>`...`), which the
+#: grammar reads only when they are a plain name: `>` then a backtick, walked back to its `<`.
+_TAGGED = re.compile(rb"(?<!=)>`")
+#: An escaped backtick, which the grammar cannot read in a template literal type.
+_ESCAPED_BACKTICK = re.compile(rb"(?<!\\)((?:\\\\)*)\\`")
+
+
+def _untagged(data: bytes) -> bytes:
+    """`data` with the type arguments of generic tagged templates blanked (lines kept)."""
+    out = bytearray(data)
+    for match in _TAGGED.finditer(data):
+        depth, i, floor = 0, match.start(), max(0, match.start() - _LOOK_BACK)
+        while i >= floor:
+            ch = data[i]
+            if ch == ord(">") and data[i - 1 : i] != b"=":
+                depth += 1
+            elif ch == ord("<"):
+                depth -= 1
+                if depth == 0:
+                    break
+            i -= 1
+        if (
+            depth != 0
+            or i < floor
+            or not (data[i - 1 : i].isalnum() or data[i - 1 : i] in (b"_", b"$"))
+        ):
+            continue
+        for k in range(i, match.start() + 1):
+            if out[k] not in b"\r\n":
+                out[k] = ord(" ")
+    return bytes(out)
+
+
 def _modern_ts(data: bytes) -> bytes:
-    """`data` with the TS syntax the grammar lacks rewritten in place (same length, same lines)."""
+    """`data` with the TS syntax the grammar lacks rewritten in place (same length, same lines):
+    variance annotations, import types, generic call signatures that start a line, generic
+    tagged templates, escaped backticks."""
     if b"in " in data or b"out " in data:
         data = _variance_blanked(data)
-    return _IMPORT_TYPE.sub(_underscores, data)
+    if b">`" in data:
+        data = _untagged(data)
+    data = _ESCAPED_BACKTICK.sub(rb"\1  ", data)
+    return _CALL_SIGNATURE.sub(_signature_separated, _IMPORT_TYPE.sub(_underscores, data))
 
 
 def _recovered(
@@ -261,12 +334,12 @@ def _recovered(
     then moved to where the piece starts). A piece's definitions replace what the first parse kept
     of that region when there are more of them; imports and references are joined."""
     parser, _query = parser_and_query(language)
-    fixed = _modern_ts(data)
+    fixed = _modern_ts(data) if language == "typescript" else data  # JSX has lines opening `<`
     if fixed != data:
         tree = parser.parse(fixed)
         if not tree.root_node.has_error:
-            return _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8)
-    whole = _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8)
+            return _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8, data)
+    whole = _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8, data)
     root = tree.root_node
     regions = [(0, len(fixed))] if root.type == "ERROR" else []
     regions += [(c.start_byte, c.end_byte) for c in root.children if c.has_error]
@@ -279,7 +352,7 @@ def _recovered(
         for a, b in _pieces(fixed, start, end):
             shift = fixed.count(b"\n", 0, a)  # lines above the piece
             chunk = fixed[a:b]
-            part = _record(path, language, chunk, parser.parse(chunk), 0, 0, "", False)
+            part = _record(path, language, chunk, parser.parse(chunk), 0, 0, "", False, data[a:b])
             pieces += [
                 s._replace(line=s.line + shift, end_line=s.end_line + shift) for s in part.symbols
             ]
@@ -322,7 +395,7 @@ def unparsed(language: str, data: bytes) -> tuple[int, int]:
     lines = data.count(b"\n") + 1
     if parser is None:
         return 0, lines
-    if language in _RECOVERED:
+    if language == "typescript":
         data = _modern_ts(data)
     stack = [parser.parse(data).root_node]
     bad: set[int] = set()

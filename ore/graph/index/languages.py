@@ -100,6 +100,11 @@ _TYPESCRIPT = (
 (interface_declaration name: (type_identifier) @name) @def.interface
 (type_alias_declaration name: (type_identifier) @name) @def.type
 (enum_declaration name: (identifier) @name) @def.enum
+(internal_module name: (identifier) @name) @def.namespace
+(program (ambient_declaration (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+(program (ambient_declaration (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+(program (export_statement declaration: (ambient_declaration (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))))
+(program (export_statement declaration: (ambient_declaration (variable_declaration (variable_declarator name: (identifier) @name) @def.variable))))
 (function_signature name: (identifier) @name) @def.function
 (import_require_clause source: (string (string_fragment) @source)) @import
 (type_identifier) @ref

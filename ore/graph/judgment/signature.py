@@ -164,7 +164,7 @@ def _public(g: GraphView, path: str) -> list[str]:
         nested = s.line <= inside
         if s.kind in ("function", "method") and not nested:
             inside = s.end_line
-        if nested or s.kind not in ("class", "interface", "function", "type", "enum"):
+        if nested or s.kind not in ("class", "interface", "function", "type", "enum", "namespace"):
             continue
         if not s.name.startswith("_") and s.name not in out:
             out.append(s.name)
