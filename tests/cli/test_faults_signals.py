@@ -132,6 +132,23 @@ def test_a_signal_mid_stream_shows_the_cursor_and_keeps_nothing_half_saved(
 
 
 @pytest.mark.parametrize("signum", ENDING)
+def test_a_signal_mid_reply_in_a_conversation_ends_it_and_restores_the_terminal(
+    fake_ollama, ore_env, terminal, signum
+) -> None:
+    fake_ollama.reply = "word " * 200
+    fake_ollama.pace = 0.05
+    term = terminal(["-c", "--save-session", "c"], terminal_env(ore_env))
+    term.read_until(b"> ")
+    os.write(term.master, b"tell me\r")
+    term.read_until(b"word word")
+    code = term.end(signum)
+    assert code == 128 + signum  # not "reply cancelled": the conversation ends
+    assert b"cancelled" not in term.shown and b"Traceback" not in term.shown
+    assert term.modes() == term.before
+    assert not (Path(ore_env["ORE_HOME"]) / "sessions" / "c.json").exists()
+
+
+@pytest.mark.parametrize("signum", ENDING)
 def test_a_signal_in_a_pipe_exits_128_plus_n_without_a_traceback(
     fake_ollama, ore_env, signum
 ) -> None:
