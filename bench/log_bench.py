@@ -104,12 +104,13 @@ def build_log(home: Path, turns: int, template: dict) -> dict[str, str]:
         artifact["output"]["content"] = answer
         model = models[number % 3]
         cursor = db.execute(
-            "INSERT INTO turns (execution_id, time, model, backend, session, duration, "
+            "INSERT INTO turns (execution_id, time, day, model, backend, session, duration, "
             "tokens_in, tokens_out, finish_reason, relation, prompt) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 artifact["execution_id"],
                 artifact["timestamp"],
+                time.strftime("%Y-%m-%d", time.localtime(artifact["timestamp"])),
                 model,
                 "ollama",
                 None if number % 4 else f"s{number % 50}",
@@ -152,6 +153,8 @@ def reading(env: dict[str, str], home: Path, turns: int, runs: int) -> dict[str,
     size = (home / "log.db").stat().st_size
     cases = {
         'python -c "import click"': [PY, "-c", "import click"],
+        "ore --version (ore's own start-up)": [ORE, "--version"],
+        "ore session list (no sessions)": [ORE, "session", "list"],
         "ore log list -n 20": [ORE, "log", "list", "-n", "20"],
         "ore log list -n 20 --model qwen2.5:0.5b": [
             ORE,
@@ -171,6 +174,7 @@ def reading(env: dict[str, str], home: Path, turns: int, runs: int) -> dict[str,
         "search",
         f"{words['common word']} {words['middling word']}",
     ]
+    cases["ore log usage"] = [ORE, "log", "usage"]
     timed = measure(cases, env, runs)
     return {"turns": turns, "build seconds": built, "file bytes": size, **timed}
 

@@ -143,6 +143,9 @@ def latest(*, path: Path | None = None) -> tuple[LoggedTurn, str] | None:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: A search ranks at most this many matches, the newest: a word in more turns (a very common
+#: one) is ranked among its newest RANKED, so that a search stays fast however large the log.
+RANKED = 5000
 
 
 def fts_query(text: str) -> str | None:
@@ -154,26 +157,28 @@ def fts_query(text: str) -> str | None:
 
 def search(text: str, n: int = 20, *, path: Path | None = None) -> list[LoggedTurn]:
     """Turns whose prompt or answer holds every word of `text`, best match first (FTS5's
-    bm25 rank), newest first among equals."""
+    bm25 rank, among the newest `RANKED` matches), newest first among equals."""
     query = fts_query(text)
     if query is None:
         return []
     cols = ", ".join(f"t.{c.strip()}" for c in COLUMNS.split(","))
-    # Ranked and cut inside the text index first: only the n best rows are then joined.
+    # The newest RANKED matches are ranked (bm25 is computed only for the rows read), cut to
+    # the n best inside the text index, and only those joined to their columns.
     sql = (
-        f"SELECT {cols} FROM (SELECT rowid AS hit, rank FROM turns_text "
-        "WHERE turns_text MATCH ? ORDER BY rank, rowid DESC LIMIT ?) "
-        "JOIN turns AS t ON t.id = hit ORDER BY rank, t.id DESC"
+        f"SELECT {cols} FROM (SELECT hit, score FROM (SELECT rowid AS hit, rank AS score "
+        "FROM turns_text WHERE turns_text MATCH ? ORDER BY rowid DESC LIMIT ?) "
+        "ORDER BY score, hit DESC LIMIT ?) "
+        "JOIN turns AS t ON t.id = hit ORDER BY score, t.id DESC"
     )
-    return [LoggedTurn.of(r) for r in _rows(path, sql, (query, n))]
+    return [LoggedTurn.of(r) for r in _rows(path, sql, (query, RANKED, n))]
 
 
 def usage(*, since: float | None = None, path: Path | None = None) -> list[Usage]:
     """Turns and tokens per model per day (local time), the newest day first."""
     where, params = _filters(since=since)
     sql = (
-        "SELECT date(time, 'unixepoch', 'localtime') AS day, model, count(*), "
-        f"coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0) FROM turns{where} "
+        "SELECT day, model, count(*), coalesce(sum(tokens_in), 0), "
+        f"coalesce(sum(tokens_out), 0) FROM turns{where} "
         "GROUP BY day, model ORDER BY day DESC, model"
     )
     return [Usage(*r) for r in _rows(path, sql, params)]

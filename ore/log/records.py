@@ -5,6 +5,7 @@ shows (`LoggedTurn`). Recording is one short write transaction."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,6 +98,7 @@ def record(
     row = (
         artifact.execution_id,
         artifact.timestamp,
+        time.strftime("%Y-%m-%d", time.localtime(artifact.timestamp)),
         artifact.model_id,
         backend,
         session,
@@ -112,9 +114,9 @@ def record(
     try:
         with transaction(db):
             cursor = db.execute(
-                "INSERT INTO turns (execution_id, time, model, backend, session, duration, "
+                "INSERT INTO turns (execution_id, time, day, model, backend, session, duration, "
                 "tokens_in, tokens_out, finish_reason, relation, prompt) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(execution_id) DO NOTHING",
                 row,
             )

@@ -18,6 +18,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             execution_id TEXT NOT NULL UNIQUE,
             time REAL NOT NULL,
+            day TEXT NOT NULL,
             model TEXT NOT NULL,
             backend TEXT,
             session TEXT,
@@ -36,6 +37,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX turns_by_time ON turns(time)",
         "CREATE INDEX turns_by_model ON turns(model, id)",
         "CREATE INDEX turns_by_session ON turns(session, id)",
+        # `ore log usage` reads this index alone: the day (local time, as the turn's process saw
+        # it), the model and the token counts.
+        "CREATE INDEX turns_by_day ON turns(day, model, tokens_in, tokens_out)",
         "CREATE VIRTUAL TABLE turns_text USING fts5(prompt, answer, tokenize='unicode61')",
     ),
 }

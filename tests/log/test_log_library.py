@@ -176,3 +176,15 @@ def test_the_log_keeps_the_document_artifact_out_writes(fake_ollama, ore_env, tm
     _, document = find(-1, path=Path(ore_env["ORE_HOME"]) / "log.db")
     assert json.loads(document) == json.loads(out.read_text())
     parse_artifact(document.encode())  # valid against the v3 schema
+
+
+def test_a_search_ranks_the_newest_matches_of_a_very_common_word(tmp_path, monkeypatch) -> None:
+    from ore.log import queries, search
+
+    path = tmp_path / "log.db"
+    record(artifact("nginx nginx nginx nginx", "x", n=0), path=path)  # the best match, oldest
+    for n in range(1, 5):
+        record(artifact("nginx and more words here", "y", n=n), path=path)
+    assert [t.id for t in search("nginx", path=path)] == [1, 5, 4, 3, 2]
+    monkeypatch.setattr(queries, "RANKED", 3)
+    assert [t.id for t in search("nginx", path=path)] == [5, 4, 3]
