@@ -2,8 +2,8 @@
 
 Markdown: a ~1 MB answer of ordinary blocks (headings, paragraphs with emphasis, code and
 links, fenced code, lists, tables) fed token by token in 4-byte pieces to ORE's own streaming
-renderer (`ore.cli.markdown.MarkdownStream`, 100 columns), writing to /dev/null as stdout at a
-terminal does (write, then flush), against the same pieces written raw the same way (the
+renderer (`ore.cli.markdown.MarkdownStream`, 100 columns), writing to /dev/null (or with `--pty`
+a pseudo-terminal drained by a thread) as stdout at a terminal does (write, then flush), against the same pieces written raw the same way (the
 `--raw` floor); the target is streamed <= 3x raw. Runs are interleaved and the ratio taken per
 run; the median is reported. Also shown: the same answer rendered whole once by the same
 renderer (a non-streamed answer), and by rich, the renderer before (35x raw; streamed through
@@ -14,7 +14,7 @@ Graph: a 20,000-deep nested JS file and a 20,000-deep nested Python file (both u
 index limit), extracted (`index_file`) and indexed cold as a whole tree (`open_graph`), against
 a flat file of the same size. Before the fix one 939 KB nested JS file took 348 s.
 
-    python bench/hardening_bench.py [--size BYTES] [--depth N] [--runs N] [--md-runs N] [--before REV]
+    python bench/hardening_bench.py [--size BYTES] [--depth N] [--runs N] [--md-runs N] [--pty] [--before REV]
 """
 
 from __future__ import annotations
@@ -101,10 +101,37 @@ def renderer_before(rev: str) -> types.ModuleType:
     return module
 
 
-def bench_markdown(size: int, runs: int, delay: float, before: str | None) -> None:
+def terminal_sink() -> Any:
+    """A pseudo-terminal 100 columns wide whose other end is read and dropped as fast as it is
+    written (a terminal that keeps up): the file ORE's stdout would be."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+
+    def drain() -> None:
+        while True:
+            try:
+                if not os.read(master, 1 << 16):
+                    return
+            except OSError:
+                return
+
+    threading.Thread(target=drain, daemon=True).start()
+    return os.fdopen(slave, "w", encoding="utf-8")
+
+
+def bench_markdown(
+    size: int, runs: int, delay: float, before: str | None, to_pty: bool = False
+) -> None:
     from ore.cli import render
 
-    sink = open(os.devnull, "w")  # noqa: SIM115 - kept for the whole benchmark
+    # kept for the whole benchmark
+    sink = terminal_sink() if to_pty else open(os.devnull, "w")  # noqa: SIM115
 
     def write(text: str) -> None:
         # what `ore.cli.console.out` does with each piece: write, then flush
@@ -141,7 +168,7 @@ def bench_markdown(size: int, runs: int, delay: float, before: str | None) -> No
             times["cpu", name].append(time.process_time() - cpu)
     print(
         f"\nMarkdown: {len(text):,} characters, {len(pieces):,} pieces of 4, width 100,"
-        f" to /dev/null, median of {runs} runs (wall, cpu)"
+        f" to {'a pty' if to_pty else '/dev/null'}, median of {runs} runs (wall, cpu)"
     )
     labels = {
         "raw": "raw 4-byte writes (write + flush)",
@@ -270,6 +297,9 @@ def main() -> None:
     parser.add_argument("--md-runs", type=int, default=7, help="Markdown runs (median)")
     parser.add_argument("--only", choices=("markdown", "graph"))
     parser.add_argument(
+        "--pty", action="store_true", help="Markdown to a drained pseudo-terminal, not /dev/null"
+    )
+    parser.add_argument(
         "--token-ms", type=float, default=1.0, help="--before: the pace of a simulated model (ms)"
     )
     parser.add_argument(
@@ -279,7 +309,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores")
     if args.only != "graph":
-        bench_markdown(args.size, args.md_runs, args.token_ms / 1000, args.before)
+        bench_markdown(args.size, args.md_runs, args.token_ms / 1000, args.before, args.pty)
     if args.only != "markdown":
         bench_graph(args.depth, args.runs)
     sys.stdout.flush()
