@@ -11,7 +11,7 @@ stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` w
 - after an edit, the next `dependents` (resp. `duplicates`) call, medians over R edits, for
   three edits: a comment appended to a large central file (db/models/fields/__init__.py, 2,900
   lines: its parse alone is most of the cost), a function appended to it (new name and
-  references: the edges are resolved again), and a comment appended to a median-sized file
+  references: the edges are resolved again), and a comment appended to a mid-sized file
   (utils/text.py). Edits are 0.4 s apart, as a person's are: the cache is written behind.
 
 Targets (issue 24): warm p50 <= 25 ms and >= 10x faster than the process; after a one-file
