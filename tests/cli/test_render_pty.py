@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _cli import needs_ore, run_in_pty
+from _cli import needs_ore, run_in_pty, without_progress
 
 pytestmark = needs_ore
 
@@ -45,21 +45,15 @@ def small_pieces(fake_ollama):
     return fake_ollama
 
 
-def _without_spinner(shown: bytes) -> bytes:
-    """`shown` without the wait spinner ORE may draw on stderr (each frame starts with
-    `\\r\\x1b[K`, erasing the one before, and the last is erased before the answer)."""
-    return re.sub(rb"\r\x1b\[K[^\r\n]*(?=\r\x1b\[K)", b"", shown).replace(b"\r\x1b[K", b"")
-
-
 def _answer_lines(shown: bytes) -> list[str]:
-    return SGR.sub(b"", _without_spinner(shown)).decode().splitlines()
+    return SGR.sub(b"", without_progress(shown)).decode().splitlines()
 
 
 @pytest.mark.invariant
 def test_a_streamed_answer_is_styled_each_line_shown_once_and_escapes_neutral(
     small_pieces, ore_env
 ) -> None:
-    shown = _without_spinner(run_in_pty(["hi"], terminal_env(ore_env), columns=80))
+    shown = without_progress(run_in_pty(["hi"], terminal_env(ore_env), columns=80))
     assert small_pieces.chat_requests()[0]["stream"] is True
     # nothing from the model drives the terminal: every ESC starts ORE's own SGR
     assert b"\x1b" not in SGR.sub(b"", shown)
