@@ -300,13 +300,22 @@ def cli(**kwargs: Any) -> None:
 def main(argv: list[str] | None = None) -> None:
     """The `ore` command: `ore graph|session|schema|skill ...` go to their subcommands.
 
-    Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 129 SIGHUP, 143 SIGTERM (both end ORE as
-    Ctrl-C does), 141 stdout's reader went away; stdout is
-    flushed here, so a full or closed stdout is an error line, never a silent success.
+    Exit codes: 0 ok, 1 error, 2 usage, 130 Ctrl-C, 143 SIGTERM and 129 SIGHUP (which end ORE
+    as Ctrl-C does), 141 stdout's reader went away; stdout is flushed here, so a full or closed
+    stdout is an error line, never a silent success.
     """
     args = sys.argv[1:] if argv is None else argv
+    previous = _end_on_signals()
     try:
-        _end_on_signals()
+        code = _run(args)
+    finally:  # a process that called main() gets its own handlers back
+        for signum, handler in previous.items():
+            _signal.signal(signum, handler)
+    sys.exit(_flushed(code))
+
+
+def _run(args: list[str]) -> int:
+    try:
         code = _dispatch(args)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
@@ -323,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
         code = 1 if _ended_by is not None else lost_exit(output_lost(exc))
     if _ended_by is not None:  # whatever the way out failed on (a hung-up terminal), say why
         code = 128 + _ended_by
-    sys.exit(_flushed(code))
+    return code
 
 
 class Terminated(BaseException):
@@ -342,11 +351,16 @@ _ENDING = (_signal.SIGTERM, _signal.SIGHUP)
 _ended_by: int | None = None
 
 
-def _end_on_signals() -> None:
-    """Install `_terminate` for SIGTERM and SIGHUP, unless they are ignored (`nohup`)."""
+def _end_on_signals() -> dict[int, Any]:
+    """Install `_terminate` for SIGTERM and SIGHUP, unless they are ignored (`nohup`) or
+    handled already; returns the handlers replaced."""
+    global _ended_by
+    _ended_by = None
+    replaced = {}
     for signum in _ENDING:
         if _signal.getsignal(signum) == _signal.SIG_DFL:
-            _signal.signal(signum, _terminate)
+            replaced[signum] = _signal.signal(signum, _terminate)
+    return replaced
 
 
 def _terminate(signum: int, _frame: object) -> None:
