@@ -134,9 +134,8 @@ class MarkdownStream:
         self._parts: list[str] = []  # a line shown only when complete: its pieces so far
         self._whole = False  # the current line is shown only when complete (code, a fence)
         self._started = False  # the current line's block is decided and its start shown
-        self._fence: tuple[str, int, int] | None = (
-            None  # the open code block's mark, length, indent
-        )
+        # the open code block's fence: its mark, its length, its indentation
+        self._fence: tuple[str, int, int] | None = None
         self._base = ""  # the current line's SGR parameters (a heading's, a quote's)
         self._bold = self._italic = self._strike = False
         self._prev = " "  # the last character of the line's text gone through
