@@ -180,8 +180,9 @@ def deeper_than(data: Any, limit: int) -> bool:
     return False
 
 
-class _OutOfTime(Exception):
-    """A `--schema` check ran past its time."""
+class _OutOfTime(BaseException):
+    """A `--schema` check ran past its time. Not an `Exception`, so that no `except Exception`
+    inside the validator or its reference resolver swallows it and goes on checking."""
 
 
 def _bounded(cls: Any, seconds: float) -> Any:
@@ -227,7 +228,7 @@ def _alarm(seconds: float) -> Iterator[bool]:
 
     previous = signal.signal(signal.SIGALRM, ring)
     try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)  # again every 0.5 s, till it ends
         yield True
     finally:
         try:
