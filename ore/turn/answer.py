@@ -67,6 +67,12 @@ def answer_warnings(turn: Turn, history: Sequence[Message] = ()) -> tuple[str, .
         warnings.append(f"the answer was cut off at the token limit; {_LENGTH_HINT}")
     cut_prompt = truncation(turn)
     fits = _history_that_fits(turn, history)
+    if fits is not None and _alone_too_long(turn, history):
+        fits = None  # this turn's prompt alone overflows the window: fewer turns cannot help
+        cut_prompt = cut_prompt or (
+            f"the server read only {response.usage.tokens_in} prompt tokens: this turn's prompt "
+            "alone no longer fits the model's context window and was cut; send less"
+        )
     if cut_prompt is not None and fits is not None:
         warnings.append(f"{cut_prompt}, or send only the last turns with --history {max(fits, 1)}")
     elif cut_prompt is not None:
@@ -78,6 +84,14 @@ def answer_warnings(turn: Turn, history: Sequence[Message] = ()) -> tuple[str, .
             f"earliest turns were cut; send only the last turns with --history {max(fits, 1)}"
         )
     return tuple(warnings)
+
+
+def _alone_too_long(turn: Turn, history: Sequence[Message]) -> bool:
+    """Whether what this turn sends besides the history (system, context, prompt) is more than
+    the prompt tokens the server read could hold (about 4 characters a token)."""
+    tokens = turn.response.usage.tokens_in or 0
+    alone = sum(len(m.content) for m in turn.sent) - sum(len(m.content) for m in history)
+    return tokens * 4 < alone
 
 
 def _history_that_fits(turn: Turn, history: Sequence[Message]) -> int | None:

@@ -167,6 +167,20 @@ def test_a_long_conversation_is_told_to_send_fewer_turns_streamed_or_not(
     assert "context window" in line
 
 
+def test_ollama_cutting_one_long_prompt_never_suggests_history_but_a_long_conversation_does(
+    fake_ollama, ore_env
+) -> None:
+    assert run_ore("--save-session", "short", "first", env=ore_env).returncode == 0
+    for _ in range(3):
+        assert run_ore("--save-session", "long", "z " * 8000, env=ore_env).returncode == 0
+    fake_ollama.context_length = 2048  # Ollama cuts the prompt to its window, without a word
+    prompt = run_ore("--resume-session", "short", "x " * 20000, env=ore_env)
+    assert prompt.returncode == 0 and "evidently cut" in prompt.stderr
+    assert "-o num_ctx=" in prompt.stderr and "--history" not in prompt.stderr
+    talk = run_ore("--resume-session", "long", "and now?", env=ore_env)
+    assert talk.returncode == 0 and "--history 1" in talk.stderr
+
+
 # -- an Ollama address where an OpenAI-style server answers ----------------------------------------
 
 
