@@ -240,7 +240,7 @@ def cli(**kwargs: Any) -> None:
       while read f; do ore --no-stdin "describe $f"; done < files.txt
       ore -c                       # conversation in a REPL
       ore --save-session work "first question"
-      ore --continue "and then?"   # the session written last
+      ore --continue "and then?"   # on from the latest logged turn
       ore --resume-session work --history 2 "q"   # send only its last 2 turns
     """
     o = Options(**{name: kwargs[name] for name in Options._fields if name in kwargs})
