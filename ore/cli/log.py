@@ -101,7 +101,9 @@ def log(ctx: click.Context) -> None:
 
 @log.command(name="list")
 @click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--model", metavar="NAME", help="Only turns that asked this model.")
+@click.option(
+    "--model", metavar="NAME", help="Only turns that asked this model (NAME: any of its tags)."
+)
 @click.option("--since", metavar="DATE", help="Only turns since DATE (2026-11-24, 3d, 12h).")
 @click.option("--session", metavar="NAME", help="Only turns saved in this session.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array on stdout.")

@@ -77,11 +77,19 @@ def list_turns(
 
 
 def _filters(**given: Any) -> tuple[str, list[Any]]:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     for name, value in given.items():
         if value is None:
             continue
-        clauses.append("time >= ?" if name == "since" else f"{name} = ?")
+        if name == "since":
+            clauses.append("time >= ?")
+        elif name == "model" and ":" not in value:  # llama3.2 means every tag of it
+            clauses.append("(model = ? OR substr(model, 1, ?) = ?)")
+            params += [value, len(value) + 1]
+            value = f"{value}:"
+        else:
+            clauses.append(f"{name} = ?")
         params.append(value)
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 

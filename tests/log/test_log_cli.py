@@ -332,6 +332,8 @@ def test_list_filters_and_usage_per_model_per_day(fake_ollama, ore_env) -> None:
         ok(ore("log", "list", "--model", "qwen2.5:0.5b", "--json", env=ore_env)).stdout
     )
     assert [t["prompt"] for t in by_model] == ["b"]
+    untagged = ok(ore("log", "list", "--model", "llama3.2", "--json", env=ore_env)).stdout
+    assert [t["prompt"] for t in json.loads(untagged)] == ["c", "a"]
     in_session = json.loads(
         ok(ore("log", "list", "--session", "work", "--json", env=ore_env)).stdout
     )
