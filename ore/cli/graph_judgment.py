@@ -55,7 +55,7 @@ def _name_of(source: str) -> str:
     "--min-tokens",
     type=click.IntRange(min=1),
     default=None,
-    help="Clones of at least this many tokens.  [default: 50]",
+    help="Clones of at least this many tokens.  [default: 15]",
 )
 @click.option("--exclude-tests", is_flag=True, help="Leave out test files and generated code.")
 @click.option(
@@ -118,7 +118,7 @@ def duplicates(
             return
         groups = open_root(root).duplicates(
             min_lines=min_lines or 5,
-            min_tokens=min_tokens or 50,
+            min_tokens=min_tokens or 15,
             paths=paths,
             exclude_tests=exclude_tests,
             kinds=kinds or KINDS,

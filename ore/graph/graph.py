@@ -183,7 +183,7 @@ class CodeGraph:
         """Louvain communities with a fixed seed; every file is in exactly one."""
         from .queries.derived import communities
 
-        groups = communities(self.root, self._derived_key, self.files, self.out)
+        groups = communities(self.root, self._derived_key, self.files, lambda: self.out)
         return [Community(n, tuple(group)) for n, group in enumerate(groups)]
 
     # -- lookups -------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ class CodeGraph:
         """Weighted PageRank of every file (once per graph; kept beside the index, by edges)."""
         from .queries.derived import pagerank
 
-        return pagerank(self.root, self._derived_key, self.files, self.out)
+        return pagerank(self.root, self._derived_key, self.files, lambda: self.out)
 
     @cached_property
     def _derived_key(self) -> str:
@@ -277,7 +277,7 @@ class CodeGraph:
         self,
         *,
         min_lines: int = 5,
-        min_tokens: int = 50,
+        min_tokens: int = 15,
         paths: Sequence[str] = (),
         exclude_tests: bool = False,
         kinds: Sequence[str] = ("exact", "renamed", "structural"),

@@ -237,7 +237,7 @@ def _duplicates(g: CodeGraph, args: Mapping[str, str]) -> str:
         )
     groups = g.duplicates(
         min_lines=_int(args, "min_lines", 5, low=2),
-        min_tokens=_int(args, "min_tokens", 50),
+        min_tokens=_int(args, "min_tokens", 15),
         paths=_paths(args),
         exclude_tests=exclude,
         limit=_int(args, "limit", 10),
@@ -379,7 +379,7 @@ def _data_duplicates(g: CodeGraph, args: Mapping[str, str]) -> Any:
         return _rows(found)
     groups = g.duplicates(
         min_lines=_int(args, "min_lines", 5, low=2),
-        min_tokens=_int(args, "min_tokens", 50),
+        min_tokens=_int(args, "min_tokens", 15),
         paths=_paths(args),
         exclude_tests=exclude,
         limit=_some(args, "limit"),

@@ -1,0 +1,213 @@
+"""Judgment on projects nobody tuned for (issue 25): duplicate recall against pylint's
+`symilar -d 5`, per token minimum, with both times; and the answers of every judgment query
+written out for a by-hand verdict (`bench/judgment_samples/`).
+
+    python bench/judgment_precision_bench.py recall DIR... [--pylint DIR] [--runs 3] [--json]
+    python bench/judgment_precision_bench.py answers DIR... > answers.jsonl
+
+DIR is a package folder (`httpx-0.28.1/httpx` from `pip download httpx --no-deps --no-binary
+:all:`). `recall`: symilar runs on the folder's Python files (with `--pylint DIR` from `pip
+install --target DIR pylint` on its path); a symilar group is found when each consecutive pair
+of its places overlaps, by half its lines or more, two places of one ORE group of the same
+lines minimum. ORE is timed cold (index built, then the shapes and answers kept beside it
+deleted before each run) and warm, medians of `--runs`; the machine may be shared, so the
+figures are noisy. `answers`: the first ten answers of each query, one JSON line each, for
+the verdicts committed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+MINIMA = (50, 40, 30, 25, 20, 15, 10, 1)
+
+
+def symilar(folder: Path, pylint: Path | None) -> tuple[list[list[tuple[str, int, int]]], float]:
+    env = dict(os.environ)
+    if pylint is not None:
+        env["PYTHONPATH"] = str(pylint)
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.py"))
+    cmd = [
+        sys.executable,
+        "-P",
+        "-m",
+        "pylint.checkers.symilar",
+        "-d",
+        "5",
+        *files,
+    ]  # -P: no shadowing
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if "TOTAL lines" not in done.stdout:
+        raise SystemExit("pylint's symilar did not run: pip install --target DIR pylint")
+    groups = []
+    for block in done.stdout.split("\n\n"):
+        places = re.findall(r"^==(\S+?):\[(\d+):(\d+)\]", block, re.M)
+        if len(places) >= 2:
+            groups.append([(p, int(a) + 1, int(b)) for p, a, b in places])
+    return groups, seconds
+
+
+def _covers(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return min(a[1], b[1]) - max(a[0], b[0]) + 1 >= 0.5 * (b[1] - b[0] + 1)
+
+
+def found_share(groups: list[list[tuple[str, int, int]]], ore: list[Any]) -> tuple[int, list[Any]]:
+    where: dict[str, list[tuple[int, int, int]]] = {}
+    for n, group in enumerate(ore):
+        for o in group.occurrences:
+            where.setdefault(o.path, []).append((o.start, o.end, n))
+
+    def found(group: list[tuple[str, int, int]]) -> bool:
+        for (p1, s1, e1), (p2, s2, e2) in pairwise(group):
+            if not any(
+                _covers((s, e), (s1, e1))
+                and any(
+                    o.path == p2 and _covers((o.start, o.end), (s2, e2)) for o in ore[n].occurrences
+                )
+                for s, e, n in where.get(p1, [])
+            ):
+                return False
+        return True
+
+    misses = [g for g in groups if not found(g)]
+    return len(groups) - len(misses), misses
+
+
+def _forget(folder: Path) -> None:
+    """Drop what judgment keeps beside the index (shapes, answers), in memory and on disk."""
+    from ore.graph.index.cache import cache_path
+    from ore.graph.judgment import memo, shapecache
+
+    shapecache._MEMO.clear()
+    if hasattr(memo, "_MEMO"):
+        memo._MEMO.clear()
+    base = cache_path(folder)
+    for suffix in (".shapes", ".memo"):
+        base.with_suffix(suffix).unlink(missing_ok=True)
+
+
+def recall(folder: Path, pylint: Path | None, runs: int) -> dict[str, Any]:
+    from ore.graph import open_graph
+
+    groups, symilar_seconds = symilar(folder, pylint)
+    times = [symilar_seconds]
+    for _ in range(runs - 1):
+        times.append(symilar(folder, pylint)[1])
+    open_graph(folder)  # the index itself is not what is measured
+    rows = []
+    for minimum in MINIMA:
+        cold, warm = [], []
+        for _ in range(runs):
+            _forget(folder)
+            start = time.perf_counter()
+            ore = open_graph(folder).duplicates(min_lines=5, min_tokens=minimum)
+            cold.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            open_graph(folder).duplicates(min_lines=5, min_tokens=minimum)
+            warm.append(time.perf_counter() - start)
+        hit, misses = found_share(groups, ore)
+        rows.append(
+            {
+                "min_tokens": minimum,
+                "groups": len(ore),
+                "found": hit,
+                "recall": round(hit / max(1, len(groups)), 4),
+                "cold_seconds": round(statistics.median(cold), 3),
+                "warm_seconds": round(statistics.median(warm), 3),
+                "misses": [[f"{p}:{a}-{b}" for p, a, b in m] for m in misses],
+            }
+        )
+    return {
+        "folder": str(folder),
+        "files": len(list(folder.rglob("*.py"))),
+        "symilar_groups": len(groups),
+        "symilar_seconds": round(statistics.median(times), 3),
+        "ore": rows,
+    }
+
+
+def answers(folder: Path) -> list[dict[str, Any]]:
+    """The first ten answers of each query on one project (what the samples judge)."""
+    from ore.graph import open_graph
+
+    g = open_graph(folder)
+    out: list[dict[str, Any]] = []
+
+    def add(query: str, rows: list[Any]) -> None:
+        for n, row in enumerate(rows[:10], 1):
+            out.append({"project": folder.name, "query": query, "rank": n, "answer": row})
+
+    ranked = [f.path for f in g.top_files(40)]
+    public = [
+        (path, s)
+        for path in ranked
+        for s in g.index.files[path].symbols
+        if s.kind == "function" and not s.name.startswith("_") and s.end_line - s.line >= 6
+    ]
+    if public:
+        path, anchor = public[0]
+        add(f"similar {anchor.name}", [r.to_dict() for r in g.similar(anchor.name)])
+        add(
+            f"similar {anchor.name} --mode signature",
+            [r.to_dict() for r in g.similar(anchor.name, mode="signature")],
+        )
+        text = (g.root / path).read_text().splitlines()[anchor.line - 1 : anchor.end_line]
+        add(
+            f"similar --snippet {path}:{anchor.line} --mode shape",
+            [r.to_dict() for r in g.similar(snippet="\n".join(text), mode="shape")],
+        )
+    for c in g.conventions():
+        add(f"conventions {c.topic}", [p.to_dict() for p in c.patterns])
+    sig = g.signature("standard")
+    add("signature standard", [line for line in sig.text.splitlines() if ": " in line])
+    add("duplicates", [c.to_dict() for c in g.duplicates()])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("recall", "answers"))
+    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--pylint", type=Path)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("ORE_HOME", tempfile.mkdtemp(prefix="ore-precision-"))
+    if args.what == "answers":
+        for folder in args.folders:
+            for row in answers(folder.resolve()):
+                print(json.dumps(row))
+        return
+    reports = [recall(folder.resolve(), args.pylint, args.runs) for folder in args.folders]
+    if args.json:
+        json.dump(reports, sys.stdout, indent=1)
+        print()
+        return
+    for r in reports:
+        print(
+            f"{r['folder']}: {r['files']} files; symilar -d 5: {r['symilar_groups']} groups "
+            f"in {r['symilar_seconds']} s"
+        )
+        for row in r["ore"]:
+            print(
+                f"  --min-tokens {row['min_tokens']:>2}: {row['groups']:>4} groups, "
+                f"recall {row['recall']:.1%}, cold {row['cold_seconds']} s, "
+                f"warm {row['warm_seconds']} s"
+            )
+
+
+if __name__ == "__main__":
+    main()
