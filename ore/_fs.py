@@ -14,7 +14,8 @@ is a bug someone can plant a file to trigger. Here they are written, tested and 
 
 A leaf: standard library only, imports nothing from ORE, never prints. Failures are `OSError`s
 (a NUL in a path is a `ValueError`, as in Python's own calls); callers word them with
-`os_error_words` into their own `OreError`.
+`os_error_words` into their own `OreError` (`folder_problem` for ORE's own folders: the path,
+why, and the fix).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "atomic_write",
     "durable_rename",
     "exclusive_lock",
+    "folder_problem",
     "list_names",
     "open_below",
     "open_inside",
@@ -89,6 +91,33 @@ def os_error_words(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
+
+
+#: What to do about an OS error at one of ORE's own folders, by errno.
+_FIXES = {
+    errno.ELOOP: "a symbolic link on that path points back at itself: point it at a folder or "
+    "remove it",
+    errno.EACCES: "give your user access to it (chmod u+rwx), or set ORE_HOME to a folder you own",
+    errno.ENOTDIR: "a file stands where a folder belongs on that path: move the file away, or set "
+    "ORE_HOME to another folder",
+    errno.ENOSPC: "free some space, or set ORE_HOME to a folder on another disk",
+    errno.EROFS: "the file system is read-only: set ORE_HOME to a writable folder",
+    errno.ENAMETOOLONG: "set ORE_HOME to a shorter path",
+    errno.EIO: "the disk reported an error: check it, or set ORE_HOME to a folder on another disk",
+}
+_FIXES[errno.EPERM] = _FIXES[errno.EACCES]
+_FIXES[errno.EDQUOT] = _FIXES[errno.ENOSPC]
+_OTHER = "check that it is a folder you can use, or set ORE_HOME to another one"
+
+
+def folder_problem(exc: OSError, path: str | os.PathLike[str], action: str) -> str:
+    """The one line for an OS error at one of ORE's own folders (its home, sessions, skills,
+    history, caches): `cannot ACTION PATH: why; what to do`, say
+    `folder_problem(exc, root, "read the skills folder")`. Worded here only, so a symlink loop,
+    a folder without permission or a file in a folder's place reads the same wherever it is
+    met; `why` is the system's own wording, as `ls` would say it."""
+    why = os_error_words(exc)
+    return f"cannot {action} {os.fspath(path)}: {why}; {_FIXES.get(exc.errno or 0, _OTHER)}"
 
 
 # -- reading -------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from typing import TypeVar
 
 from .. import _fs
 from ..errors import SkillError
-from ..paths import folder_problem
 from ..types import ActiveSkill, SkillMetadata
 from .frontmatter import (
     FRONTMATTER_LIMIT,
@@ -139,7 +138,7 @@ def skill_roots() -> tuple[Path, ...]:
 class SkillCatalog:
     """Every skill found: the usable ones by name, the refused ones by folder with why, the
     spec deviations of usable ones by name (only those that have any), and the skills folders
-    that could not be read, each with its one line (`ore.paths.folder_problem`)."""
+    that could not be read, each with its one line (`ore._fs.folder_problem`)."""
 
     skills: Mapping[str, SkillMetadata] = field(default_factory=dict)
     problems: Mapping[str, str] = field(default_factory=dict)
@@ -242,7 +241,7 @@ def discover_skills(
         try:
             entries = _folders(root)
         except OSError as exc:  # the others are still read: yours never hide the bundled ones
-            unreadable[str(root)] = folder_problem(exc, root, "read the skills folder")
+            unreadable[str(root)] = _fs.folder_problem(exc, root, "read the skills folder")
             if warn is not None:
                 warn(unreadable[str(root)])
             continue
@@ -253,7 +252,9 @@ def discover_skills(
                     continue
             except OSError as exc:
                 if claimed.get(entry.name.casefold(), index) == index:
-                    refuse(index, entry.name, folder_problem(exc, folder, "read the skill folder"))
+                    refuse(
+                        index, entry.name, _fs.folder_problem(exc, folder, "read the skill folder")
+                    )
                 continue
             try:
                 meta, deviant = inspect_skill(folder)
