@@ -139,14 +139,54 @@ def recall(folder: Path, pylint: Path | None, runs: int) -> dict[str, Any]:
     }
 
 
+PLACES = {
+    "httpx": ("retry a request when the transport fails", "decode a compressed response body"),
+    "click": ("a parameter type for file paths", "shell completion for options"),
+    "rich": ("draw a progress bar", "highlight source code syntax"),
+}
+SLOPPY = """import os, sys
+import logging
+
+log = logging.getLogger("project.sloppy")
+
+
+def load_plugins(folder: str) -> list:
+    \"\"\"The plugins of a folder.\"\"\"
+    if not os.path.isdir(folder):
+        raise Exception("no folder")
+    print("loading", folder)
+    return sys.path
+"""
+
+
+def _near_copy(text: str, name: str) -> str:
+    """What an agent writes when it re-creates a function: another name, no docstring, local
+    names and parameters renamed (`x` -> `x_1`), annotations dropped."""
+    import textwrap
+
+    body = textwrap.dedent(text)
+    body = re.sub(
+        r'(?s)^(\s*def [^\n]*:\n)(\s*)(?:"""|\'\'\').*?(?:"""|\'\'\')\n', r"\1", body, count=1
+    )
+    names = set(re.findall(r"\b([a-z_][a-z0-9_]*)\s*(?==[^=]|:|,|\))", body.split("\n", 1)[0]))
+    names |= set(re.findall(r"^\s*([a-z_][a-z0-9_]*)\s*=[^=]", body, re.M))
+    for local in sorted(names - {"self", "cls"}):
+        body = re.sub(rf"\b{local}\b", f"{local}_1", body)
+    body = re.sub(r"\)\s*->\s*[^:]+:", "):", body, count=1)
+    return re.sub(rf"\bdef {name}\b", f"def {name}_again", body, count=1)
+
+
 def answers(folder: Path) -> list[dict[str, Any]]:
     """The first ten answers of each query on one project (what the samples judge)."""
+    from ore.errors import GraphError
     from ore.graph import open_graph
 
     g = open_graph(folder)
     out: list[dict[str, Any]] = []
 
     def add(query: str, rows: list[Any]) -> None:
+        if not rows:
+            out.append({"project": folder.name, "query": query, "rank": 0, "answer": "(none)"})
         for n, row in enumerate(rows[:10], 1):
             out.append({"project": folder.name, "query": query, "rank": n, "answer": row})
 
@@ -164,13 +204,29 @@ def answers(folder: Path) -> list[dict[str, Any]]:
             f"similar {anchor.name} --mode signature",
             [r.to_dict() for r in g.similar(anchor.name, mode="signature")],
         )
-        text = (g.root / path).read_text().splitlines()[anchor.line - 1 : anchor.end_line]
+        text = "\n".join(
+            (g.root / path).read_text().splitlines()[anchor.line - 1 : anchor.end_line]
+        )
+        copy = _near_copy(text, anchor.name)
+        try:
+            g.similar(snippet=copy, mode="shape")
+        except GraphError:  # the renaming broke the code: rename the function only
+            copy = re.sub(rf"\bdef {anchor.name}\b", f"def {anchor.name}_again", text)
+            copy = __import__("textwrap").dedent(copy)
         add(
-            f"similar --snippet {path}:{anchor.line} --mode shape",
-            [r.to_dict() for r in g.similar(snippet="\n".join(text), mode="shape")],
+            f"similar --snippet <renamed copy of {path}:{anchor.line}> --mode shape",
+            [r.to_dict() for r in g.similar(snippet=copy, mode="shape")],
         )
     for c in g.conventions():
         add(f"conventions {c.topic}", [p.to_dict() for p in c.patterns])
+    for description in PLACES.get(folder.name, ()):
+        add(f"place {description!r}", [f.to_dict() for f in g.place(description).files])
+    checked = g.consistent(SLOPPY)
+    add("consistent <sloppy snippet>", [d for c in checked.criteria for d in c.deviations])
+    own = sorted(g.files, key=lambda p: -g.pagerank[p])[:3]
+    for path in own:
+        found = g.consistent((g.root / path).read_text())
+        add(f"consistent <{path} itself>", [d for c in found.criteria for d in c.deviations])
     sig = g.signature("standard")
     add("signature standard", [line for line in sig.text.splitlines() if ": " in line])
     add("duplicates", [c.to_dict() for c in g.duplicates()])

@@ -50,6 +50,8 @@ _LITERAL_LOGGER = re.compile(r"getLogger\(\s*[rbuRBU]?['\"]")
 _OWN_ERRORS = "error classes derive from "
 _NAME_LOGGER = "logging.getLogger(__name__)"
 _PERCENTILE = 0.98
+_LOGGING_FILES = 3  # files that log before printing counts as a deviation
+_DOCSTRING = re.compile(r"(\"\"\"|\'\'\')[\s\S]*?\1")  # an example's print() is no call
 _MAIN = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)  # a script's own output
 
 
@@ -197,9 +199,7 @@ def _structure(
             by_name += _NAME_LOGGER in labels
             literal += any(_literal_logger(label) for label in labels)
             own_errors += [
-                f"{label[len(_OWN_ERRORS) :]} ({path}:{line})"
-                for label, line in labels.items()
-                if label.startswith(_OWN_ERRORS)
+                f"{path}:{line}" for label, line in labels.items() if label.startswith(_OWN_ERRORS)
             ][:1]
     bad: list[str] = []
     checked = 0
@@ -235,17 +235,14 @@ def _structure(
             bad.append(
                 f"bare `except:` appears in {share:.0%} of {label}'s files; the snippet has one"
             )
-        if (
-            _PRINT.search(_MAIN.split(text, 1)[0])
-            and logs
-            and (logs >= prints or prints / len(sample) < 1 - DOMINANT)
-        ):
+        code = _DOCSTRING.sub("", _MAIN.split(text, 1)[0])
+        if _PRINT.search(code) and logs >= _LOGGING_FILES and logs > prints:
             bad.append(f"{label} logs ({logs} files; {prints} print); the snippet calls print()")
         checked += 3
         if _RAISE_EXCEPTION.search(text) and own_errors:
             bad.append(
-                f"{label} raises its own exception types (e.g. {own_errors[0]}); "
-                "the snippet raises a bare Exception"
+                f"{label} has exception classes of its own ({len(own_errors)} files, first at "
+                f"{own_errors[0]}); the snippet raises a bare Exception"
             )
         if _LITERAL_LOGGER.search(text) and by_name and by_name >= DOMINANT * (by_name + literal):
             bad.append(
