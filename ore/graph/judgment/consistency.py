@@ -50,6 +50,7 @@ _LITERAL_LOGGER = re.compile(r"getLogger\(\s*[rbuRBU]?['\"]")
 _OWN_ERRORS = "error classes derive from "
 _NAME_LOGGER = "logging.getLogger(__name__)"
 _PERCENTILE = 0.98
+_DOCUMENTED = 0.9  # docstrings and annotations: a house rule only when nearly everything follows
 _LOGGING_FILES = 3  # files that log before printing counts as a deviation
 _DOCSTRING = re.compile(r"(\"\"\"|\'\'\')[\s\S]*?\1")  # an example's print() is no call
 _MAIN = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)  # a script's own output
@@ -204,6 +205,7 @@ def _structure(
     bad: list[str] = []
     checked = 0
     long_limit, param_limit = _percentile(lengths), _percentile(counts)
+    nested = _private_or_nested(record.symbols)
     share = f"{_PERCENTILE:.0%}"
     for s in record.symbols:
         if s.kind not in _CALLABLE or not functions:
@@ -218,13 +220,13 @@ def _structure(
             bad.append(
                 f"`{s.name}` takes {params} parameters; {share} of {label}'s functions take at most {param_limit}"
             )
-        if record.language == "python" and public and not s.name.startswith("_"):
+        if record.language == "python" and public and s.line not in nested:
             checked += 2
-            if documented / public >= DOMINANT and not _has_docstring(shape, s):
+            if documented / public >= _DOCUMENTED and not _has_docstring(shape, s):
                 bad.append(
                     f"{documented / public:.0%} of {label}'s public functions have a docstring; `{s.name}` has none"
                 )
-            if annotated / public >= DOMINANT and not _annotated(s):
+            if annotated / public >= _DOCUMENTED and not _annotated(s):
                 bad.append(
                     f"{annotated / public:.0%} of {label}'s public functions are annotated; `{s.name}` is not"
                 )
@@ -256,6 +258,19 @@ def _structure(
                 "group them); the snippet writes `import a, b`"
             )
     return _deviation("structure", bad, checked)
+
+
+def _private_or_nested(symbols: tuple[Symbol, ...]) -> set[int]:
+    """Lines of the functions that are no public API: `_private`, or nested in a function."""
+    out, inside = set(), 0
+    for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
+        if s.kind not in _CALLABLE:
+            continue
+        if s.line <= inside or s.name.startswith("_"):
+            out.add(s.line)
+        if s.line > inside:
+            inside = s.end_line
+    return out
 
 
 def _annotated(s: Symbol) -> bool:

@@ -332,8 +332,9 @@ def core_sexp(sexp: str) -> str:
     type parameters, a leading docstring, comments; `x: int` is then the parameter `x`."""
     sexp = _cut(sexp, _TYPE_FIELD)
     doc = _DOCSTRING.search(sexp)
-    if doc is not None:
+    while doc is not None:  # every docstring, nested functions' too: a copy may drop any
         sexp = sexp[: doc.end(1)] + _after_balanced(sexp, doc.end(1) + 1)
+        doc = _DOCSTRING.search(sexp, doc.end(1))
     sexp = sexp.replace(" (comment)", "")
     while True:  # (typed_parameter X) -> X
         found = _UNWRAP.search(sexp)
