@@ -132,6 +132,26 @@ def test_a_signal_mid_stream_shows_the_cursor_and_keeps_nothing_half_saved(
 
 
 @pytest.mark.parametrize("signum", ENDING)
+def test_a_signal_while_waiting_for_the_model_ends_ore_promptly(
+    fake_ollama, ore_env, terminal, signum
+) -> None:
+    fake_ollama.delay = 20.0  # nothing arrives: whatever shows the wait is still showing it
+    term = terminal(["--save-session", "w", "hi"], terminal_env(ore_env))
+    deadline = time.monotonic() + 10
+    while not fake_ollama.chat_requests() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.5)
+    started = time.monotonic()
+    code = term.end(signum)
+    assert code == 128 + signum and time.monotonic() - started < 5
+    assert term.modes() == term.before
+    hidden = term.shown.rfind(HIDE_CURSOR)
+    assert hidden < 0 or term.shown.rfind(SHOW_CURSOR) > hidden
+    assert b"Traceback" not in term.shown
+    assert not (Path(ore_env["ORE_HOME"]) / "sessions" / "w.json").exists()
+
+
+@pytest.mark.parametrize("signum", ENDING)
 def test_a_signal_mid_reply_in_a_conversation_ends_it_and_restores_the_terminal(
     fake_ollama, ore_env, terminal, signum
 ) -> None:
