@@ -167,8 +167,7 @@ def show(ref: str, as_json: bool, artifact: bool) -> None:
     if as_json:
         print_json({**turn.to_dict(), "artifact": data})
         return
-    answer = data.get("output", {}).get("content", "")
-    prompt = data.get("input", {}).get("prompt", "")
+    answer, prompt = _field(data, "output", "content"), _field(data, "input", "prompt")
     head = f"turn {turn.id}, {_when(turn.time)}, model {turn.model}"
     if turn.backend:
         head += f" ({turn.backend})"
@@ -185,6 +184,13 @@ def show(ref: str, as_json: bool, artifact: bool) -> None:
         facts.append(f"a {turn.relation} of an artifact")
     text = f"{head}\n{'; '.join(facts)}\n\n## Prompt\n\n{prompt}\n\n## Answer\n\n{answer}"
     out(visible(text, keep="\n\t") if is_terminal(sys.stdout) else text)
+
+
+def _field(data: object, part: str, name: str) -> str:
+    """`data[part][name]` when it is text (the document is read from an untrusted file)."""
+    inner = data.get(part) if isinstance(data, dict) else None
+    value = inner.get(name) if isinstance(inner, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 @log.command()

@@ -5,6 +5,7 @@ shows (`LoggedTurn`). Recording is one short write transaction."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +58,42 @@ class LoggedTurn:
 
     @classmethod
     def of(cls, row: sqlite3.Row | tuple[Any, ...]) -> LoggedTurn:
-        return cls(*row)
+        """A row as read from the file, which is untrusted: a value of the wrong type (an
+        edited file) is one `LogError`, never a traceback later."""
+        try:
+            number, when, model, backend, session, duration, tin, tout, finish, relation, text = row
+            moment = float(when)
+            if not math.isfinite(moment) or abs(moment) > _LATEST:
+                raise ValueError(when)
+            return cls(
+                int(number),
+                moment,
+                str(model),
+                _text(backend),
+                _text(session),
+                None if duration is None else float(duration),
+                None if tin is None else int(tin),
+                None if tout is None else int(tout),
+                _text(finish),
+                str(relation),
+                str(text),
+            )
+        except (TypeError, ValueError, OverflowError):
+            raise LogError(
+                f"the turn log holds a row it cannot read (turn {str(row[0])[:20]!r}): was the "
+                "file edited? 'ore log rm ID' removes it"
+            ) from None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
+
+
+#: Timestamps beyond this (the year 5138) are not a time a turn was logged.
+_LATEST = 1e11
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

@@ -486,3 +486,24 @@ def test_reading_the_log_imports_nothing_heavy(args: list[str], ore_env) -> None
         env=ore_env,
     )
     assert json.loads(result.stderr.strip().splitlines()[-1]) == [], result.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "command"),
+    [
+        ("UPDATE turns SET time = 'yesterday'", ("log", "list")),
+        ("UPDATE turns SET time = 1e300", ("log", "search", "edited")),
+        ("UPDATE artifacts SET document = 'not json'", ("log", "show", "1")),
+        ("UPDATE artifacts SET document = '[1, 2]'", ("--artifact-in", "log:1")),
+        ("DELETE FROM artifacts", ("log", "show", "-1", "--artifact")),
+    ],
+)
+def test_an_edited_log_is_one_line_never_a_traceback(fake_ollama, ore_env, edit, command) -> None:
+    ok(ore("an edited turn", env=ore_env))
+    with closing(sqlite3.connect(log_db(ore_env))) as db:
+        db.execute(edit)
+        db.commit()
+    result = ore(*command, env=ore_env)
+    assert result.returncode == 1
+    assert one_line_error(result).startswith("Error: ")
+    assert len(fake_ollama.chat_requests()) == 1
