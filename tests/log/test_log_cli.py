@@ -89,8 +89,14 @@ def test_every_completed_turn_is_logged_and_nothing_else(fake_ollama, ore_env) -
 
 def test_the_log_is_private(fake_ollama, ore_env) -> None:
     ok(ore("a secret-bearing turn", env=ore_env))
-    for path in Path(ore_env["ORE_HOME"]).glob("log.db*"):
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    with closing(sqlite3.connect(log_db(ore_env))) as reader:  # keeps the -wal and -shm
+        reader.execute("SELECT count(*) FROM turns").fetchall()
+        ok(ore("another one", env=ore_env))
+        files = sorted(p.name for p in Path(ore_env["ORE_HOME"]).glob("log.db*"))
+        assert files == ["log.db", "log.db-shm", "log.db-wal"]
+        for name in files:
+            mode = (Path(ore_env["ORE_HOME"]) / name).stat().st_mode
+            assert stat.S_IMODE(mode) == 0o600, name
 
 
 # -- many writers, kill -9 ---------------------------------------------------------------------
