@@ -2,7 +2,7 @@
 
 - `name`: the words of identifiers (`get_userById` -> get, user, by, id), filler words dropped
   and common verbs folded into one family each (get ~ fetch ~ load ~ read ...); the score is the
-  Jaccard index of the two word sets.
+  Jaccard index of the two word sets, each word weighted by its rarity among the tree's names.
 - `signature`: the parameter lists compared one parameter with another (name, annotation,
   default), then arity, the return annotation and the kind: 0.45 for the best pairing of the
   parameters, 0.25 for the count, 0.2 for the return, 0.1 for the kind. Two functions that only
@@ -109,24 +109,35 @@ def _snippet_symbols(
 
 
 def _by_name(g: GraphView, name: str) -> list[SimilarMatch]:
+    """Jaccard of name words, each word weighted by how rare it is among the tree's names
+    (`log(1 + names / names with it)`): in an HTTP client `request` is in every other name and
+    says little; `context` says more."""
     wanted = name_words(name)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
-    out = []
+    candidates = []
+    df: dict[str, int] = {}
     for path, record in g.index.files.items():
         for s in record.symbols:
-            if s.name == name:
-                continue
             words = name_words(s.name)
-            shared = wanted & words
-            if not shared:
-                continue
-            score = len(shared) / len(wanted | words)
-            if score >= _MIN["name"]:
-                reason = "shares " + ", ".join(sorted(shared))
-                out.append(
-                    SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
-                )
+            for w in words:
+                df[w] = df.get(w, 0) + 1
+            if s.name != name and wanted & words:
+                candidates.append((path, s, words))
+    total = sum(len(r.symbols) for r in g.index.files.values()) or 1
+
+    def weight(words: set[str]) -> float:
+        return sum(math.log(1 + total / df.get(w, 1)) for w in words)
+
+    out = []
+    for path, s, words in candidates:
+        shared = wanted & words
+        score = weight(shared) / weight(wanted | words)
+        if score >= _MIN["name"]:
+            reason = "shares " + ", ".join(sorted(shared))
+            out.append(
+                SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
+            )
     return out
 
 
