@@ -2,9 +2,11 @@
 rich 15.0.0), written beside them: `python verdicts.py answers.jsonl python_samples.jsonl`; prints
 the precision per query. Each verdict was given reading the answer in the project's code."""
 
+import io
 import json
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 R, N = "real", "noise"
 # (project, query prefix) -> (verdicts by rank, why); "(none)" rows are judged like any answer
