@@ -16,14 +16,22 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ._fs import NotRegularFile, atomic_write, exclusive_lock, os_error_words, read_regular
-from .errors import ConfigError
+from ._fs import (
+    NotRegularFile,
+    atomic_write,
+    exclusive_lock,
+    folder_problem,
+    os_error_words,
+    read_regular,
+)
+from .errors import ConfigError, HomeUnusable
 from .paths import ore_home
 
 __all__ = [
@@ -223,16 +231,26 @@ def config_path() -> Path:
     return ore_home() / "config.toml"
 
 
-def load_config(*, ignore: bool = False) -> Config:
+def load_config(
+    *, ignore: bool = False, on_unusable_home: Callable[[str], object] | None = None
+) -> Config:
     """The config file's values; defaults when there is no file, or `ignore` (`--no-config`).
 
+    :param on_unusable_home: when given, a home folder that cannot be read is told to it (one
+        line) and the defaults are used: a turn never stops because the home is unusable.
     :raises ConfigError: the file cannot be read, is not TOML, or holds a value of the wrong
         kind; the message names the file and, where it can, the line.
     """
     if ignore:
         return Config()
     path = config_path()
-    text = _read_text(path)
+    try:
+        text = _read_text(path)
+    except HomeUnusable as exc:
+        if on_unusable_home is None:
+            raise
+        on_unusable_home(f"{exc}; going on without the config file")
+        return Config()
     if text is None:
         return Config()
     return _parse(path, text, _toml(path, text))
@@ -280,6 +298,15 @@ def set_config_value(key: str, value: str) -> Path:
 # -- reading -------------------------------------------------------------------------------------
 
 
+def _home_unusable(home: Path) -> bool:
+    """Whether an error opening the config file is the home folder's fault rather than the
+    file's: the home is a loop, a file, missing on the way, or cannot be searched."""
+    try:
+        return not stat.S_ISDIR(os.stat(home).st_mode) or not os.access(home, os.X_OK)
+    except OSError:
+        return True
+
+
 def _read_text(path: Path) -> str | None:
     """The file's text, or None when there is no file. A FIFO or device is refused, never
     waited on; a symlink is followed (dotfiles managers link config files)."""
@@ -292,6 +319,10 @@ def _read_text(path: Path) -> str | None:
             f"the config file {path} {os_error_words(exc)}; make it a file or remove it", path=path
         ) from exc
     except OSError as exc:
+        if _home_unusable(path.parent):
+            raise HomeUnusable(
+                folder_problem(exc, path.parent, "read ORE's home"), path=path
+            ) from exc
         raise ConfigError(
             f"the config file {path} cannot be read ({os_error_words(exc)}); "
             "fix its permissions, or run with --no-config",

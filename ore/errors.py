@@ -166,6 +166,12 @@ class ConfigError(OreError):
         self.line = line
 
 
+class HomeUnusable(ConfigError):
+    """Raised when ORE's home folder itself cannot be read (a symlink loop, a file in its
+    place, no permission), so the config file in it cannot even be looked for. A turn goes on
+    without the file (one warning): an unusable home never stops a plain turn."""
+
+
 def json_error_words(exc: JSONDecodeError) -> str:
     """Where and why JSON failed to parse, for a one-line message: "Unterminated string
     starting at line 2 column 5" (the parser's own words, some of which end in "at", are

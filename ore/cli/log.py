@@ -353,7 +353,9 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
         return False
     from ..config import load_config
 
-    return bool(load_config(ignore=no_config).log)
+    # An unusable home was told once already (the turn's own config read); the log's own
+    # write then fails with its line.
+    return bool(load_config(ignore=no_config, on_unusable_home=lambda _: None).log)
 
 
 def keep_turn(result: TurnResult) -> None:

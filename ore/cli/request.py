@@ -44,13 +44,14 @@ def configured(o: Options, *, replay: bool = False) -> Options:
     :raises ConfigError: the file is broken (one line naming it and the line).
     """
     from ..config import load_config, settle
+    from .console import warn
 
     if o.file and (o.artifact_in is not None or o.repl):
         from ..errors import OptionError
 
         where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
         raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
-    config = load_config(ignore=o.no_config)
+    config = load_config(ignore=o.no_config, on_unusable_home=warn)
     found = settle(
         config,
         model=o.model,

@@ -116,6 +116,21 @@ def test_a_home_that_cannot_be_read_still_runs_a_bundled_skill(
     listed = run_ore("--list-skills", env=env)
     assert listed.returncode == 0 and BUNDLED in listed.stdout
     _one_warning(listed.stderr, home / "skills", "")
-    used = run_ore("--no-config", "--skill", BUNDLED, "hi", env=env)
+    for flags in (("--no-config",), ()):  # the config file cannot even be looked for
+        used = run_ore(*flags, "--skill", BUNDLED, "hi", env=env)
+        assert used.returncode == 0, used.stderr
+        assert used.stdout == "echo: hi\n" and "Traceback" not in used.stderr
+        if not flags:
+            (warned,) = [line for line in used.stderr.splitlines() if "config file" in line]
+            assert warned.startswith("Warning: cannot read ORE's home") and str(home) in warned
+
+
+@pytest.mark.parametrize("make", [_loop, _file], ids=["symlink-loop", "file-in-its-place"])
+def test_a_home_that_cannot_be_read_still_runs_a_plain_turn(
+    fake_ollama, ore_env, tmp_path, make
+) -> None:
+    home = tmp_path / "home"
+    make(home)
+    used = run_ore("hi", env={**ore_env, "ORE_HOME": str(home)})
     assert used.returncode == 0, used.stderr
     assert used.stdout == "echo: hi\n" and "Traceback" not in used.stderr
