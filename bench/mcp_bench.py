@@ -17,7 +17,7 @@ stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` w
 Targets (issue 24): warm p50 <= 25 ms and >= 10x faster than the process; after a one-file
 edit, `dependents` within 2x of its warm p50, `duplicates` within 5x.
 
-    python bench/mcp_bench.py [--site DIR] [--calls 40] [--runs 5] [--edits 5] [--json]
+    python bench/mcp_bench.py [--site DIR] [--corpus DIR] [--calls 40] [--runs 5] [--edits 5]
 
 --site is a folder where django is installed (else `pip install --target` into a temporary one).
 """
@@ -94,6 +94,20 @@ def wall(cmd: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
+def server_peak_mib(root: Path) -> float:
+    """Peak memory (VmHWM) of the `ore mcp --root ROOT` process, 0 when it is not found."""
+    wanted = b"\0".join([b"mcp", b"--root", os.fsencode(root)]) + b"\0"
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if wanted in (proc / "cmdline").read_bytes():
+                for line in (proc / "status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return 0.0
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -130,7 +144,8 @@ async def through_mcp(
                 start = time.perf_counter()
                 await session.call_tool(name, args)
                 times[name].append(time.perf_counter() - start)
-        originals = {rel: (root / rel).read_bytes() for _edit, rel, _text in EDITS}
+        peak = server_peak_mib(root)
+        originals = {rel: (root / rel).read_bytes() for _edit, rel, _text in EDITS if edits}
         try:
             for n in range(edits):
                 for edit, rel, text in EDITS:
@@ -148,7 +163,7 @@ async def through_mcp(
         finally:
             for rel, data in originals.items():
                 (root / rel).write_bytes(data)
-    return {"first_call_s": first, "warm": times, "after_edit": after}
+    return {"first_call_s": first, "warm": times, "after_edit": after, "peak_mib": peak}
 
 
 def main() -> None:
@@ -157,6 +172,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40, help="warm calls per tool")
     parser.add_argument("--runs", type=int, default=5, help="runs of each ore graph process")
     parser.add_argument("--edits", type=int, default=5, help="one-file edits per tool")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="also a larger tree holding django/ (bench/graph_scale_bench.py's corpus, or "
+        "plotly 5.24.1, sympy, twilio and django side by side): the same warm calls, no edits",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     import anyio
@@ -185,6 +206,13 @@ def main() -> None:
             for name, cmd in cli.items():
                 process[name].append(wall(cmd, env))
         served = anyio.run(through_mcp, root, env, tool_cases(snippet), args.calls, args.edits)
+        scale = None
+        if args.corpus is not None:
+            cases = tool_cases(snippet)
+            del cases["duplicates"]  # the shapes of every file: minutes, cold, on a large tree
+            cases["dependents"] = {"file": "django/" + FILE}
+            wall([*ore(), "graph", "stats", "--root", str(args.corpus)], env)  # its cold index
+            scale = anyio.run(through_mcp, args.corpus.resolve(), env, cases, args.calls, 0)
         loads.append(os.getloadavg()[0])
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -204,8 +232,21 @@ def main() -> None:
                 after = statistics.median(served["after_edit"][key])
                 rows[name][f"after_{edit}_ms"] = round(after * 1000, 1)
                 rows[name][f"after_{edit}_x_warm"] = round(after / p50, 1)
+    corpus_rows = {}
+    if scale is not None:
+        for name, values in scale["warm"].items():
+            p50 = statistics.median(values)
+            corpus_rows[name] = {
+                "warm_p50_ms": round(p50 * 1000, 2),
+                "warm_p95_ms": round(pct(values, 0.95) * 1000, 2),
+                "x_django": round(p50 / (rows[name]["warm_p50_ms"] / 1000), 2),
+            }
     report = {
         "tools": rows,
+        "server_peak_mib": round(served["peak_mib"], 1),
+        "corpus": corpus_rows,
+        "corpus_first_call_s": None if scale is None else round(scale["first_call_s"], 3),
+        "corpus_server_peak_mib": None if scale is None else round(scale["peak_mib"], 1),
         "first_call_s": round(served["first_call_s"], 3),
         "calls": args.calls,
         "runs": args.runs,
@@ -221,6 +262,7 @@ def main() -> None:
         return
     print(f"cores {report['cores']}, load {loads}, {args.calls} calls, {args.runs} runs")
     print(f"first call (index in memory from the cache): {report['first_call_s']:.3f}s")
+    print(f"server peak memory: {report['server_peak_mib']} MiB")
     for name, r in rows.items():
         print(
             f"{name:12} warm p50 {r['warm_p50_ms']:6.2f} ms  p95 {r['warm_p95_ms']:6.2f} ms  "
@@ -232,6 +274,16 @@ def main() -> None:
                     f"{'':12}   after a {edit} edit {r[f'after_{edit}_ms']:7.1f} ms "
                     f"({r[f'after_{edit}_x_warm']:.1f}x warm)"
                 )
+    if corpus_rows:
+        print(
+            f"corpus: first call {report['corpus_first_call_s']}s, server peak memory "
+            f"{report['corpus_server_peak_mib']} MiB"
+        )
+        for name, r in corpus_rows.items():
+            print(
+                f"{name:12} corpus warm p50 {r['warm_p50_ms']:6.2f} ms  p95 "
+                f"{r['warm_p95_ms']:6.2f} ms  ({r['x_django']:.2f}x django)"
+            )
 
 
 if __name__ == "__main__":
