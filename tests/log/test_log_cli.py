@@ -513,3 +513,19 @@ def test_an_edited_log_is_one_line_never_a_traceback(fake_ollama, ore_env, edit,
     assert result.returncode == 1
     assert one_line_error(result).startswith("Error: ")
     assert len(fake_ollama.chat_requests()) == 1
+
+
+def test_a_log_that_cannot_be_written_leaves_every_exit_code_as_it_was(
+    fake_ollama, ore_env
+) -> None:
+    home = Path(ore_env["ORE_HOME"])
+    home.mkdir(exist_ok=True)
+    _garbage(log_db(ore_env))
+    failed = ore("--schema", "name, age int", "not json back", env=ore_env)
+    assert failed.returncode == 1  # the schema's failure, as without a log
+    assert failed.stdout == "echo: not json back\n"
+    assert sum("not logged" in line for line in failed.stderr.splitlines()) == 1
+    repl = ore("-c", env=ore_env, input="one\ntwo\n")
+    assert repl.returncode == 0
+    assert repl.stdout == "echo: one\necho: two\n"
+    assert repl.stderr.count("not logged") == 2  # each turn says it, and the REPL goes on
