@@ -206,6 +206,7 @@ def test_edits_additions_and_deletions_reach_the_next_call(proj: Path, home: Pat
     assert seen["dups"] == cli_json(proj, "duplicates", "--min-lines", "4") == []
 
 
+@pytest.mark.invariant
 def test_bad_arguments_are_error_results(proj: Path, home: Path) -> None:
     bad = [
         ("nope", {}),
@@ -238,6 +239,7 @@ def test_bad_arguments_are_error_results(proj: Path, home: Path) -> None:
     assert json.loads(results[-1][2])["files"] == len(TREE)  # the server is still answering
 
 
+@pytest.mark.invariant
 def test_closing_stdin_ends_the_server(proj: Path, home: Path) -> None:
     env = {**os.environ, "ORE_HOME": str(home)}
     proc = subprocess.Popen(

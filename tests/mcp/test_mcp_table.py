@@ -92,6 +92,7 @@ print(sorted(m for m in ("mcp", "mcp_types", "anyio", "pydantic", "networkx", "t
 """
 
 
+@pytest.mark.invariant
 def test_ore_mcp_help_imports_neither_the_sdk_nor_the_graph() -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROBE], capture_output=True, text=True, stdin=subprocess.DEVNULL

@@ -62,6 +62,7 @@ def test_nothing_changed_is_the_same_graph(warm: WarmGraph) -> None:
     assert warm.graph() is first and (warm.refreshes, warm.patches) == (1, 0)
 
 
+@pytest.mark.invariant
 def test_an_edit_is_patched_in_memory(warm: WarmGraph) -> None:
     core = warm.root / "pkg" / "core.py"
     core.write_text(core.read_text() + "\n# a comment\n")
@@ -74,6 +75,7 @@ def test_an_edit_is_patched_in_memory(warm: WarmGraph) -> None:
     same_as_fresh(warm)
 
 
+@pytest.mark.invariant
 def test_an_atomic_save_is_an_edit_not_a_new_file(warm: WarmGraph) -> None:
     core = warm.root / "pkg" / "core.py"
     temp = warm.root / "pkg" / ".core.py.swp"
@@ -84,6 +86,7 @@ def test_an_atomic_save_is_an_edit_not_a_new_file(warm: WarmGraph) -> None:
     same_as_fresh(warm)
 
 
+@pytest.mark.invariant
 def test_a_same_size_edit_inside_the_mtime_tick_is_seen(warm: WarmGraph) -> None:
     core = warm.root / "pkg" / "core.py"
     before = core.stat()
@@ -93,6 +96,7 @@ def test_a_same_size_edit_inside_the_mtime_tick_is_seen(warm: WarmGraph) -> None
     same_as_fresh(warm)
 
 
+@pytest.mark.invariant
 def test_files_that_come_or_go_open_the_graph_again(warm: WarmGraph) -> None:
     (warm.root / "pkg" / "extra.py").write_text("from pkg.core import base\n")
     assert "pkg/extra.py" in dependents(warm, "pkg/core.py")
