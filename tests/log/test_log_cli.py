@@ -529,3 +529,32 @@ def test_a_log_that_cannot_be_written_leaves_every_exit_code_as_it_was(
     assert repl.returncode == 0
     assert repl.stdout == "echo: one\necho: two\n"
     assert repl.stderr.count("not logged") == 2  # each turn says it, and the REPL goes on
+
+
+def _small_files() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # Python ignores SIGXFSZ: EFBIG
+
+
+@pytest.mark.invariant
+def test_a_full_disk_is_one_line_the_answer_printed_and_the_log_intact(
+    fake_ollama, ore_env
+) -> None:
+    ok(ore("before", env=ore_env))
+    assert ORE is not None
+    full = subprocess.run(
+        [ORE, "--no-stdin", "while the disk is full"],
+        env=ore_env,
+        capture_output=True,
+        text=True,
+        preexec_fn=_small_files,
+        timeout=60,
+    )
+    assert full.returncode == 0
+    assert full.stdout == "echo: while the disk is full\n"
+    assert "not logged" in one_line_error(full)
+    assert query(ore_env, "PRAGMA integrity_check") == [("ok",)]
+    assert prompts(ore_env) == ["before"]
+    ok(ore("after", env=ore_env))
+    assert prompts(ore_env) == ["before", "after"]
