@@ -9,7 +9,7 @@ execution artifact plus the columns a listing needs, searchable (FTS5) and repla
 
 - `db`: opening the file safely (what is refused, the busy timeout, WAL), schema migrations;
   `schema`: the migrations themselves.
-- `records`: what is kept of a turn (`record`, `LoggedTurn`).
+- `records`: what is kept of a turn (`record`); `rows`: a logged turn read back (`LoggedTurn`).
 - `queries`: listings, search, usage, rm, prune, export, and a logged turn as a session.
 - `dates`: the dates `--since` and `--before` take.
 
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
         seed_session,
         usage,
     )
-    from .records import LoggedTurn, excerpt, record
+    from .records import excerpt, record
+    from .rows import LoggedTurn
     from .schema import SCHEMA_VERSION
 
 __all__ = [
@@ -85,7 +86,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "search": ".queries",
             "seed_session": ".queries",
             "usage": ".queries",
-            "LoggedTurn": ".records",
+            "LoggedTurn": ".rows",
             "excerpt": ".records",
             "record": ".records",
             "SCHEMA_VERSION": ".schema",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .db import LogError, connect, failure, log_path, transaction
-from .records import COLUMNS, LoggedTurn
+from .rows import COLUMNS, LoggedTurn
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
