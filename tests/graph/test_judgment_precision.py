@@ -392,3 +392,36 @@ def test_one_error_costs_one_declaration_not_the_file() -> None:
     assert [s.line for s in record.symbols][:2] == [2, 5]  # lines of the file, not of a piece
     bad, lines = unparsed("typescript", broken)
     assert 0 < bad <= lines
+
+
+# -- shapes once per content -------------------------------------------------------------------
+
+
+def test_shapes_are_computed_once_per_file_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ore.graph.judgment import shapecache
+
+    root = tmp_path / "copies"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    for folder in ("a", "b"):
+        (root / folder / "merge.py").write_text(MERGE)
+    shaped: list[str] = []
+    real = shapecache.make_shape
+
+    def counting(path: str, language: str, data: bytes) -> object:
+        shaped.append(path)
+        return real(path, language, data)
+
+    monkeypatch.setattr(shapecache, "make_shape", counting)
+    g = open_graph(root, jobs=1)
+    shapes = shapecache.load_shapes(g, g.files)
+    assert len(shaped) == 1 and set(shapes) == {"a/merge.py", "b/merge.py"}
+    assert shapes["b/merge.py"].path == "b/merge.py"
+    assert shapes["a/merge.py"].functions == shapes["b/merge.py"].functions
+    (root / "c").mkdir()
+    (root / "c" / "merge.py").write_text(MERGE)  # a copy added later: reused, not shaped
+    g = open_graph(root, jobs=1)
+    assert set(shapecache.load_shapes(g, g.files)) == {"a/merge.py", "b/merge.py", "c/merge.py"}
+    assert len(shaped) == 1

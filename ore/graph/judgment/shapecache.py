@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,12 +44,27 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
         known = _MEMO[g.root] = _read(g.root)
     out: dict[str, FileShape] = {}
     work: list[Work] = []
+    copies: dict[str, list[str]] = {}  # path shaped -> other paths of the same content
+    by_content: dict[tuple[str, str], FileShape] | None = None
+    first: dict[tuple[str, str], str] = {}
     for path in paths:
         record = g.index.files[path]
         hit = known.get(path)
         if hit is not None and hit[0] == record.digest:
             out[path] = hit[1]
+            continue
+        if by_content is None:  # a copied, moved or renamed file: its content is shaped once
+            by_content = {(d, sh.language): sh for d, sh in known.values()}
+        key = (record.digest, record.language)
+        same = by_content.get(key)
+        if same is not None:
+            out[path] = replace(same, path=path)
+            known[path] = (record.digest, out[path])
+        elif key in first:
+            copies[first[key]].append(path)
         else:
+            first[key] = path
+            copies[path] = []
             work.append((path, record.language, None))
     if work:  # computed on every core, as the index is parsed
         work.sort(key=lambda item: -g.index.files[item[0]].size)
@@ -56,8 +72,10 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
             work, parse_all(str(g.root), work, None, _quiet, job=_SHAPES), strict=True
         ):
             if shape is not None:
-                known[path] = (g.index.files[path].digest, shape)
-                out[path] = shape
+                for each in (path, *copies[path]):
+                    out[each] = shape if each == path else replace(shape, path=each)
+                    known[each] = (g.index.files[each].digest, out[each])
+    if work or by_content is not None:
         out = {path: out[path] for path in paths if path in out}
         for gone in set(known) - set(g.index.files):
             del known[gone]
