@@ -36,7 +36,8 @@ __all__ = ["Options", "cli", "main"]
     cls=SectionedCommand,
     context_settings=CONTEXT_SETTINGS,
     epilog="Subcommands: 'ore session --help' (list, show, fork, rm, rename, export saved "
-    "sessions), 'ore graph --help' (codebase graph queries), 'ore schema artifact' (the artifact "
+    "sessions), 'ore graph --help' (codebase graph queries), 'ore mcp --help' (the same queries "
+    "served to MCP clients), 'ore schema artifact' (the artifact "
     "JSON Schema), 'ore skill validate PATH' (check a skill against the Agent Skills spec), "
     "'ore log --help' (every turn kept: list, show, search, usage, rm, prune, on, off), "
     "'ore config --help' (your defaults: show, set, edit, path), 'ore models --help' (the "
