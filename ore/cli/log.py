@@ -388,7 +388,8 @@ def continued(o: Options) -> Options:
 
     if not logging_enabled(o.no_log, o.no_config):
         name = latest_session()
-        told(f"--continue: the turn log is off, so going on in the session written last, '{name}'")
+        why = "--no-log leaves the turn log aside" if o.no_log else "the turn log is off"
+        told(f"--continue: {why}, so going on in the session written last, '{name}'")
         return o._replace(resume_session=name)
     from ..log import latest, seed_session
 
