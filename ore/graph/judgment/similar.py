@@ -8,8 +8,9 @@
   parameters, 0.25 for the count, 0.2 for the return, 0.1 for the kind. Two functions that only
   take as many parameters score below the bar.
 - `shape`: functions whose syntax tree has the same shape once docstrings and annotations are
-  set aside (1.0: a renamed copy), else the cosine of their node kind counts times the ratio of
-  their sizes.
+  set aside (1.0: a renamed copy), else the geometric mean of the cosine of their node kind
+  counts (times the ratio of their sizes) and how alike their code lines are in order once
+  names are normalised.
 
 Tests, examples and docs are context, not peers: unless `include_context`, every library match
 ranks above every one of them (`index.kinds.is_context`), so a test helper never outranks the
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import GraphError
@@ -29,7 +31,7 @@ from ..index.records import Symbol
 from ..results import SimilarMatch
 from .scope import dominant_language, need_files, select, split_words
 from .shapecache import load_shapes
-from .shapes import Function, family, snippet_shape, snippet_text
+from .shapes import FileShape, Function, family, snippet_shape, snippet_text
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -301,27 +303,41 @@ def _by_signature(
 
 def _anchor_shape(
     g: GraphView, name: str | None, snippet: str | bytes | None, language: str | None
-) -> tuple[Function, str, str]:
-    """(function, its path, its language) to compare shapes with."""
+) -> tuple[Function, tuple[int, ...], str, str]:
+    """(function, its renamed line keys, its path, its language) to compare shapes with."""
     if name is not None:
         s, path = _defined(g, name)
         shape = load_shapes(g, [path]).get(path)
         for fn in shape.functions if shape else ():
             if fn.start == s.line and fn.shape:
-                return fn, path, g.index.files[path].language
+                return fn, _lines_of(shape, fn), path, g.index.files[path].language
         raise GraphError(f"'{name}' has no body to compare by shape")
     lang = dominant_language(g, language)
-    funcs = [fn for fn in snippet_shape(snippet or "", lang).functions if fn.shape]
+    found = snippet_shape(snippet or "", lang)
+    funcs = [fn for fn in found.functions if fn.shape]
     if not funcs:
         raise GraphError("the snippet holds no function of two lines or more to compare by shape")
-    return funcs[0], "", lang
+    return funcs[0], _lines_of(found, funcs[0]), "", lang
 
 
-def _by_shape(g: GraphView, anchor: Function, at: str, language: str) -> list[SimilarMatch]:
+def _lines_of(shape: FileShape, fn: Function) -> tuple[int, ...]:
+    lo, hi = shape.span(fn.start, fn.end)
+    return shape.renamed[lo:hi]
+
+
+def _by_shape(
+    g: GraphView, anchor: Function, lines: tuple[int, ...], at: str, language: str
+) -> list[SimilarMatch]:
+    """Same tree shape: 1.0. Else the geometric mean of two likenesses, so that neither alone
+    passes: node-kind counts (cosine, times the size ratio) and the code lines in order once
+    names are normalised (`difflib`'s ratio of renamed line keys): a near-copy with a line
+    added has both, a function that merely uses the same kinds of nodes has only the first."""
     fam = family(language)
     paths = [p for p in select(g) if family(g.index.files[p].language) == fam]
     kinds = dict(anchor.profile)
     norm = math.sqrt(sum(v * v for v in kinds.values())) or 1.0
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(lines)
     out = []
     for path, shape in load_shapes(g, paths).items():
         symbols = {s.line: s for s in g.index.files[path].symbols}
@@ -337,8 +353,13 @@ def _by_shape(g: GraphView, anchor: Function, at: str, language: str) -> list[Si
                 other = dict(fn.profile)
                 dot = sum(v * other.get(k, 0) for k, v in kinds.items())
                 length = math.sqrt(sum(v * v for v in other.values())) or 1.0
-                score = dot / (norm * length) * size
-                reason = f"{fn.nodes} syntax nodes, similar kinds"
+                alike = dot / (norm * length) * size
+                if alike < _MIN["shape"]:
+                    continue
+                matcher.set_seq1(_lines_of(shape, fn))
+                same_lines = matcher.ratio()
+                score = math.sqrt(alike * same_lines)
+                reason = f"{same_lines:.0%} of the lines alike, {fn.nodes} syntax nodes"
             if score >= _MIN["shape"]:
                 s = symbols.get(fn.start)
                 kind = s.kind if s else "function"
