@@ -10,9 +10,10 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
   watch lost events, the probe stats every indexed file and folder instead (`probe.Probe`: the
   cache's staleness rule, size and mtime, then the content hash of racy files);
 - files that changed (no source file came or went): the graph is patched in memory
-  (`_patched`): those files alone are parsed again; the edges are resolved again only when what
+  (`_patched`): those files alone are parsed again; the edges are built again only when what
   they are built from (imports, references, defined names) changed, and when they did not, the
-  adjacency, degrees and PageRank carry over. The cache (and the judgment's shapes file) is
+  adjacency, degrees and PageRank carry over; the imports are resolved again only when an
+  import changed (the last resolution is kept). The cache (and the judgment's shapes file) is
   written behind the answer (`_Writer`: the latest state wins), so `ore graph` agrees without
   the caller waiting for it;
 - a source file or folder came or went: the graph is opened again through `load_index`
@@ -43,7 +44,7 @@ from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
 from .index.records import FileIndex
-from .index.resolve import resolve_all
+from .index.resolve import Resolution, resolve_all
 from .index.stored import Records, paused_gc
 from .probe import Probe
 from .watch import Watch
@@ -64,6 +65,7 @@ class WarmGraph:
         self._watch: Watch | None = None
         self._check = True  # the next call stats everything, whatever the watch says
         self._writer = _Writer()
+        self._resolution: Resolution | None = None  # the imports resolved at the last patch
         from .judgment import shapecache
 
         shapecache.DEFERRED[self.root] = partial(self._writer.write, "shapes")
@@ -83,9 +85,10 @@ class WarmGraph:
             return self._graph
         if change.folders:
             return self._open()
-        patched = _patched(self._graph, change.files, self._writer)
-        if patched is None:
+        found = _patched(self._graph, change.files, self._writer, self._resolution)
+        if found is None:
             return self._open()
+        patched, self._resolution = found
         records = patched.index.files
         again = {rel: records[rel] for rel in change.files}
         self._probe.patched(again, records.head.indexed_ns)
@@ -105,6 +108,7 @@ class WarmGraph:
             self._watch.close()
         self._watch = Watch.start(self._probe.folders)
         self._check = True  # an edit between discovery and the watch: the next call stats
+        self._resolution = None
         self._graph = graph
         self.refreshes += 1
         return graph
@@ -124,17 +128,26 @@ class WarmGraph:
 _BY_EDGES = ("out", "imports", "kinds", "incoming", "_degrees", "pagerank", "_derived_key")
 
 
-def _links(record: FileIndex) -> tuple[object, ...]:
-    """What edges are built from in one record (not its line numbers): language, imports as
-    bound, references, and the names it defines."""
+def _imports(record: FileIndex) -> tuple[object, ...]:
+    """What the resolution of imports reads in one record (not its line numbers): the imports
+    as bound (and a Rust file's references: its paths resolve through them)."""
     imports = tuple((i.module, i.names, i.level, i.kind, i.binds) for i in record.imports)
+    return record.language, imports, record.refs if record.language == "rust" else ()
+
+
+def _links(record: FileIndex) -> tuple[object, ...]:
+    """What edges are built from in one record: its imports, references and defined names."""
     names = tuple(sorted((s.name, s.kind) for s in record.symbols))
-    return record.language, imports, record.refs, names
+    return _imports(record), record.refs, names
 
 
-def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGraph | None:
-    """`old` with the records of `changed` (indexed files; none came or went) parsed again.
-    None when a file is gone or now skipped: the caller opens the graph through discovery."""
+def _patched(
+    old: CodeGraph, changed: frozenset[str], writer: _Writer, resolution: Resolution | None
+) -> tuple[CodeGraph, Resolution | None] | None:
+    """`old` with the records of `changed` (indexed files; none came or went) parsed again, and
+    the resolution of imports its edges were built from when they were built again (`resolution`
+    is the last one, reused while no import changed). None when a file is gone or now skipped:
+    the caller opens the graph through discovery."""
     root = str(old.root)
     records = old.index.files.all()
     stats: dict[str, os.stat_result] = {}
@@ -150,7 +163,7 @@ def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGr
         work.append((rel, records[rel].language, records[rel].digest))
     started = time.time_ns()
     files = dict(records)
-    parsed, same_links = 0, True
+    parsed, same_links, same_imports = 0, True, True
     with paused_gc():
         for (rel, _language, _known), result in zip(
             work, parse_all(root, work, 1, None), strict=True
@@ -161,14 +174,17 @@ def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGr
                 files[rel] = result
                 parsed += 1
                 same_links = same_links and _links(result) == _links(records[rel])
+                same_imports = same_imports and _imports(result) == _imports(records[rel])
             else:  # the same content under a new stat: keep the record, refresh its key
                 info = stats[rel]
                 files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)
         if same_links:
             edges, externals = old.index.edges, old.index.externals
         else:
-            resolution = resolve_all(root, files)
-            edges, externals = build_edges(files, resolution), resolution.externals
+            if resolution is None or not same_imports:
+                resolution = resolve_all(root, files)
+            edges = build_edges(files, resolution)
+            externals = {k: v for k, v in resolution.externals.items() if v}  # as the cache has
         cached = CachedIndex(files, started, edges, externals)
         if same_links:
             again = {rel: files[rel] for rel in changed}
@@ -188,7 +204,7 @@ def _patched(old: CodeGraph, changed: frozenset[str], writer: _Writer) -> CodeGr
         for name in _BY_EDGES:
             if name in old.__dict__:
                 graph.__dict__[name] = old.__dict__[name]
-    return graph
+    return graph, resolution
 
 
 class _Writer:

@@ -51,6 +51,7 @@ def same_as_fresh(w: WarmGraph) -> None:
     g = w.graph()
     assert fresh.index.parsed == 0  # the cache holds every edit
     assert fresh.index.edge_columns == g.index.edge_columns
+    assert fresh.index.externals == {k: v for k, v in g.index.externals.items() if v}
     assert [r.to_dict() for r in fresh.top_files(10)] == [r.to_dict() for r in g.top_files(10)]
     assert fresh.symbol("base") == g.symbol("base")
 
@@ -72,6 +73,12 @@ def test_an_edit_is_patched_in_memory(warm: WarmGraph) -> None:
     other.write_text("from pkg.core import base\n\n\ndef alone():\n    return base()\n")
     assert dependents(warm, "pkg/core.py") == ["pkg/other.py", "pkg/user.py"]
     assert (warm.refreshes, warm.patches) == (1, 2)
+    user = warm.root / "pkg" / "user.py"  # a body that now uses os: the resolution is kept
+    user.write_text("import os\nfrom pkg.core import base\n\n\ndef use():\n    return os.sep\n")
+    assert dependents(warm, "pkg/core.py") == ["pkg/other.py", "pkg/user.py"]
+    user.write_text("from pkg.core import base\n\n\ndef use():\n    return base() + base()\n")
+    assert warm.graph().symbol("use")[0].path == "pkg/user.py"
+    assert (warm.refreshes, warm.patches) == (1, 4)
     same_as_fresh(warm)
 
 
