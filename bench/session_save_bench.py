@@ -9,8 +9,9 @@ note of the file before each save, so every save takes the slow path.
 
     python bench/session_save_bench.py [--turns 2000] [--repeats 3] [--dir DIR]
 
-Each figure is the median, over the repeats, of the median of a window of 9 saves centred on
-that turn (turn 1 alone: it creates the file). Target: the save at turn 2,000 < 2x turn 1.
+The two conversations are saved in turns, interleaved, so both see the same load. Each figure is
+the median over the repeats of turn 1's save (which creates the file), or of the median of the
+21 saves centred on the turn. Target: the save at turn 2,000 < 2x turn 1.
 """
 
 from __future__ import annotations
@@ -36,31 +37,33 @@ ANSWER = (
 ) * 8  # about 1.4 KB, a typical answer
 
 
-def one_conversation(home: Path, turns: int, whole_file: bool) -> list[float]:
-    """Seconds of each save of a `turns`-turn conversation saved as session 'bench'."""
-    os.environ["ORE_HOME"] = str(home)
-    store = FileSessionStore(home / "sessions")
-    conversation = Conversation(Session(), "bench", 0, None)
-    times = []
-    for i in range(turns):
-        if whole_file and i:
-            with store._locked("bench"):
-                clear_state(store.state_path("bench"))
-        whole = conversation.session.append(
+class Saved:
+    """One conversation being saved as session 'bench' under its own `ORE_HOME`."""
+
+    def __init__(self, home: Path, whole_file: bool) -> None:
+        self.home, self.whole_file = home, whole_file
+        self.store = FileSessionStore(home / "sessions")
+        self.conversation = Conversation(Session(), "bench", 0, None)
+        self.times: list[float] = []
+
+    def save(self, i: int) -> None:
+        os.environ["ORE_HOME"] = str(self.home)  # the listing cache goes there too
+        if self.whole_file and i:
+            with self.store._locked("bench"):  # the anchor: the old way, every turn
+                clear_state(self.store.state_path("bench"))
+        whole = self.conversation.session.append(
             Message("user", f"{i} {QUESTION}"), Message("assistant", f"{i} {ANSWER}")
         )
         started = time.perf_counter()
-        conversation = append_turn(conversation, whole, "llama3.2:latest")
-        times.append(time.perf_counter() - started)
-    assert len(store.load("bench").messages) == 2 * turns
-    return times
+        self.conversation = append_turn(self.conversation, whole, "llama3.2:latest")
+        self.times.append(time.perf_counter() - started)
 
 
 def at(times: list[float], turn: int) -> float:
-    """The median of the 9 saves centred on `turn` (1-based); turn 1 is its own."""
+    """Turn 1's save (it creates the file); else the median of the 21 saves centred on `turn`."""
     if turn == 1:
         return times[0]
-    lo, hi = max(1, turn - 5), min(len(times), turn + 4)
+    lo, hi = max(1, turn - 11), min(len(times), turn + 10)
     return statistics.median(times[lo:hi])
 
 
@@ -70,33 +73,37 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dir", default=None, help="where the sessions go (default: a temp dir)")
     args = parser.parse_args()
-    points = [1, args.turns // 2, args.turns]
-    results: dict[str, list[list[float]]] = {"in place (now)": [], "whole file (before)": []}
+    points = [1, 11, args.turns // 2, args.turns]
+    labels = {False: "in place (now)", True: "whole file (before)"}
+    results: dict[str, list[list[float]]] = {label: [] for label in labels.values()}
+    loads = []
     for _ in range(args.repeats):
-        for label, whole in (("in place (now)", False), ("whole file (before)", True)):
-            home = Path(tempfile.mkdtemp(prefix="ore-save-bench-", dir=args.dir))
-            try:
-                times = one_conversation(home, args.turns, whole)
-                size = (home / "sessions" / "bench.json").stat().st_size
-            finally:
+        homes = {w: Path(tempfile.mkdtemp(prefix="ore-save-bench-", dir=args.dir)) for w in labels}
+        try:
+            runs = {w: Saved(homes[w], w) for w in labels}
+            for i in range(args.turns):  # interleaved: both see the same load
+                for w in labels:
+                    runs[w].save(i)
+            size = (homes[False] / "sessions" / "bench.json").stat().st_size
+            for w, run in runs.items():
+                assert len(run.store.load("bench").messages) == 2 * args.turns
+                results[labels[w]].append(run.times)
+        finally:
+            for home in homes.values():
                 shutil.rmtree(home, ignore_errors=True)
-            results[label].append(times)
+        loads.append(os.getloadavg()[0])
     print(
         f"{args.turns} turns, {args.repeats} repeats, final file {size / 1e6:.1f} MB, "
-        f"load {os.getloadavg()[0]:.1f}"
+        f"load {min(loads):.1f}-{max(loads):.1f}"
     )
-    print(
-        "| saving | "
-        + " | ".join(f"turn {p:,}" for p in points)
-        + f" | turn {points[-1]:,} / turn 1 | all saves |"
-    )
+    heads = " | ".join(f"turn {p:,}" for p in points)
+    print(f"| saving | {heads} | turn {points[-1]:,} / turn 1 | all saves |")
     print("|---|" + "---|" * (len(points) + 2))
-    for label, runs in results.items():
-        cells = [statistics.median(at(t, p) for t in runs) * 1000 for p in points]
-        total = statistics.median(sum(t) for t in runs)
-        ratio = cells[-1] / cells[0]
+    for label, runs_ in results.items():
+        cells = [statistics.median(at(t, p) for t in runs_) * 1000 for p in points]
+        total = statistics.median(sum(t) for t in runs_)
         shown = " | ".join(f"{c:.2f} ms" for c in cells)
-        print(f"| {label} | {shown} | {ratio:.2f}x | {total:.1f} s |")
+        print(f"| {label} | {shown} | {cells[-1] / cells[0]:.2f}x | {total:.1f} s |")
 
 
 if __name__ == "__main__":
