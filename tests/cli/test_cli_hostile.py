@@ -26,6 +26,9 @@ def session_file(env: dict[str, str], name: str) -> Path:
 
 
 def saved_contents(env: dict[str, str], name: str) -> list[str]:
+    """The contents saved in session `name`; none when a failed first turn left no file."""
+    if not session_file(env, name).exists():
+        return []
     data = json.loads(session_file(env, name).read_text(encoding="utf-8"))
     return [m["content"] for m in data["messages"]]
 
