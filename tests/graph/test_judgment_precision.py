@@ -15,10 +15,12 @@ real projects. A small library (`engine/`) with its tests, examples and docs bes
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
+from _cli import needs_ore, run_ore
 
 from ore.graph import CodeGraph, open_graph
 
@@ -188,6 +190,30 @@ def test_a_test_helper_never_outranks_the_api_it_imitates(g: CodeGraph) -> None:
     assert rows[: len(library)] == library  # every library match before any test helper
     equal = g.similar("create_engine", include_context=True)
     assert equal[0].name == "make_engine"  # the flag ranks them as peers, by score alone
+
+
+@needs_ore
+def test_the_include_context_flag_ranks_tests_as_peers(
+    g: CodeGraph, ore_env: dict[str, str]
+) -> None:
+    root = str(g.root)
+    library = run_ore("graph", "similar", "create_engine", "--root", root, "--json", env=ore_env)
+    peers = run_ore(
+        "graph",
+        "similar",
+        "create_engine",
+        "--include-context",
+        "--root",
+        root,
+        "--json",
+        env=ore_env,
+    )
+    assert library.returncode == peers.returncode == 0, library.stderr + peers.stderr
+    assert json.loads(library.stdout)[0]["path"].startswith("engine/")
+    assert json.loads(peers.stdout)[0]["name"] == "make_engine"
+    for command in (["conventions"], ["place", "create an engine"]):
+        done = run_ore("graph", *command, "--include-context", "--root", root, env=ore_env)
+        assert done.returncode == 0, done.stderr
 
 
 def test_place_prefers_the_module_that_owns_the_feature(g: CodeGraph) -> None:
