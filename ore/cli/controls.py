@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._fs import NotRegularFile, os_error_words, read_regular
 from ..errors import OptionError, OreError, json_error_words
-from .console import out
+from .console import print_json
 from .options import Options, parse_keep_alive, parse_model_options, parse_think
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def check_schema(schema: Mapping[str, Any], what: str = "--schema") -> None:
 def show_schema(o: Options) -> None:
     """`--schema-show`: print the JSON Schema `--schema` stands for; no request."""
     assert o.schema is not None
-    out(json.dumps(resolve_schema(o.schema), ensure_ascii=False, indent=2))
+    print_json(resolve_schema(o.schema))  # one line in a pipe, indented at a terminal
 
 
 # -- --attach ------------------------------------------------------------------------------------
