@@ -1,6 +1,6 @@
 """What can name a session: 1-100 of `A-Za-z0-9._-`, not starting with `.`, without `..`, so a
 name is never a path elsewhere, never a hidden file (the listing cache, temp files) and never
-one of a session's companions (`NAME.json.lock`, `NAME.json.journal`)."""
+a session's lock file (`NAME.json.lock`)."""
 
 from __future__ import annotations
 
