@@ -66,6 +66,8 @@ _TOKEN = re.compile(
     r"|[^\s\w$]"
 )
 _STRINGS = re.compile(_STRING)
+#: `_STRING` kept within one line: what `lex` rewrites over many lines joined by line breaks.
+_LINE_STRINGS = re.compile(_STRING.replace("\\\\])*", "\\\\\\n])*"))
 _NUMBERS = re.compile(r"(?<![\w$])\d[\w.]*")
 _SKIPS = {"python": _PY_SKIP, "js": _C_SKIP, "go": _C_SKIP, "rust": _RUST_SKIP}
 
@@ -185,18 +187,23 @@ def lex(language: str, text: str) -> Lines:
     skip = _SKIPS.get(fam)
     if skip is None:
         return (), (), (), ()
-    s_sub, n_sub, i_sub = _STRINGS.sub, _NUMBERS.sub, _identifiers(fam).sub
     numbers: list[int] = []
-    exact: list[int] = []
-    renamed: list[int] = []
+    keys: list[str] = []
     counts: list[int] = []
     for number, tokens in _token_lines(skip.sub(_strip, text)):
-        key = " ".join(tokens)
         numbers.append(number)
-        exact.append(line_key(key))
-        renamed.append(line_key(i_sub("I", n_sub("0", s_sub("''", key)))))
+        keys.append(" ".join(tokens))
         counts.append(len(tokens))
-    return tuple(numbers), tuple(exact), tuple(renamed), tuple(counts)
+    # renamed keys: the three rewrites run once over all lines (no match crosses a line break,
+    # so each line comes out as it would alone), not three times per line
+    joined = _identifiers(fam).sub("I", _NUMBERS.sub("0", _LINE_STRINGS.sub("''", "\n".join(keys))))
+    renamed = joined.split("\n") if keys else []
+    return (
+        tuple(numbers),
+        tuple(map(line_key, keys)),
+        tuple(map(line_key, renamed)),
+        tuple(counts),
+    )
 
 
 def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
