@@ -94,7 +94,13 @@ def _shown(result: subprocess.CompletedProcess[str], as_json: bool) -> str:
 @pytest.mark.invariant
 @pytest.mark.parametrize("as_json", [False, True], ids=["pipe", "json"])
 @pytest.mark.parametrize(
-    "where", ["artifact on /dev/full", "artifact past the file size limit", "home on a full tmpfs"]
+    "where",
+    [
+        "artifact on /dev/full",
+        "artifact past the file size limit",
+        "artifact folder on a full tmpfs",
+        "home on a full tmpfs",
+    ],
 )
 def test_an_answer_is_never_lost_to_a_failure_after_it(
     ore_env: dict[str, str], tmp_path: Path, where: str, as_json: bool
@@ -106,6 +112,11 @@ def test_an_answer_is_never_lost_to_a_failure_after_it(
     elif where == "artifact past the file size limit":
         args = [*flags, "--artifact-out", str(tmp_path / "a.json"), "hi"]
         result = _limited(args, ore_env, 300)
+        lost = "the artifact is not written"
+    elif where == "artifact folder on a full tmpfs":
+        with _full_tmpfs(tmp_path / "small") as folder:
+            result = run_ore(*flags, "--artifact-out", str(folder / "a.json"), "hi", env=ore_env)
+            assert not (folder / "a.json").exists()
         lost = "the artifact is not written"
     else:
         with _full_tmpfs(tmp_path / "small") as home:
