@@ -192,6 +192,7 @@ def test_json_is_indented_at_a_terminal(ore_env: dict[str, str]) -> None:
     assert '\n  "content": "echo: hi",\n' in shown
 
 
+@pytest.mark.invariant
 def test_a_failed_turn_leaves_no_session_file(
     fake_ollama, ore_env: dict[str, str], tmp_path: Path
 ) -> None:
