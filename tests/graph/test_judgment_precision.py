@@ -451,3 +451,13 @@ def test_shapes_are_computed_once_per_file_content(
     g = open_graph(root, jobs=1)
     assert set(shapecache.load_shapes(g, g.files)) == {"a/merge.py", "b/merge.py", "c/merge.py"}
     assert len(shaped) == 1
+
+
+def test_code_lines_keep_their_numbers_after_a_block_comment() -> None:
+    from ore.graph.judgment.shapes import lex, lex_text
+
+    text = "/* one\n * two\n */\nconst x = `a\nb`;\nlet y = 2;\n"
+    code = lex("typescript", text)
+    assert code[0] == (4, 6)  # the comment's lines are not dropped from the count
+    assert lex_text("typescript", text, code) == lex_text("typescript", text)
+    assert lex_text("typescript", text)[0] == (4, 5, 6)

@@ -215,20 +215,65 @@ def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
             yield number, tokens
 
 
-def lex_text(language: str, text: str) -> TextLines:
+def lex_text(language: str, text: str, code: Lines | None = None) -> TextLines:
     """The text lines of `text`: as `lex`'s exact keys, but a multi-line string is kept as text
-    (its words and marks tokens on the lines they are on); comments and blank lines dropped."""
+    (its words and marks tokens on the lines they are on); comments and blank lines dropped.
+
+    With `code` (`lex` of the same text) only the lines a multi-line string or comment touches
+    are lexed again; every other line is the same in both views."""
     skip = _SKIPS.get(family(language))
     if skip is None:
         return (), (), ()
+    if code is None:
+        return _text_lines(skip.sub(_as_text, text), 1)
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # offset of each line
+    ranges: list[list[int]] = []  # [first, last] lines touched by multi-line tokens, merged
+    for match in skip.finditer(text):
+        if "\n" not in match.group():
+            continue
+        first = bisect_right(starts, match.start())
+        last = bisect_right(starts, match.end() - 1)
+        if ranges and first <= ranges[-1][1]:
+            ranges[-1][1] = max(ranges[-1][1], last)
+        else:
+            ranges.append([first, last])
+    if not ranges:
+        return code[0], code[1], code[3]
     numbers: list[int] = []
     exact: list[int] = []
     counts: list[int] = []
-    for number, tokens in _token_lines(skip.sub(_as_text, text)):
-        numbers.append(number)
+    k = 0  # the next line of `code` to take
+    for first, last in ranges:
+        while k < len(code[0]) and code[0][k] < first:
+            numbers.append(code[0][k])
+            exact.append(code[1][k])
+            counts.append(code[3][k])
+            k += 1
+        while k < len(code[0]) and code[0][k] <= last:
+            k += 1
+        end = starts[last] - 1 if last < len(starts) else len(text)
+        part = _text_lines(skip.sub(_as_text, text[starts[first - 1] : end]), first)
+        numbers += part[0]
+        exact += part[1]
+        counts += part[2]
+    numbers += code[0][k:]
+    exact += code[1][k:]
+    counts += code[3][k:]
+    return tuple(numbers), tuple(exact), tuple(counts)
+
+
+def _text_lines(stripped: str, first: int) -> TextLines:
+    numbers: list[int] = []
+    exact: list[int] = []
+    counts: list[int] = []
+    for number, tokens in _token_lines(stripped):
+        numbers.append(number + first - 1)
         exact.append(line_key(" ".join(tokens)))
         counts.append(len(tokens))
     return tuple(numbers), tuple(exact), tuple(counts)
+
+
+_NEWLINE = re.compile("\n")
 
 
 def line_tokens(language: str, line: str, *, prose: bool = False) -> list[str]:
@@ -249,7 +294,7 @@ def _as_text(match: re.Match[str]) -> str:
     """A comment goes; a multi-line string becomes words and marks, each mark a token (`>>>`
     is three, a `====` rule four): prose has no operators, and no quote inside may start one."""
     if match.lastgroup == "c":
-        return ""
+        return "\n" * match.group().count("\n")  # a block comment keeps its lines
     token = match.group()
     return token if "\n" not in token else _prose(token)
 
@@ -264,9 +309,10 @@ _QUOTES = str.maketrans("'\"`", "\x01\x02\x03")
 
 def _strip(match: re.Match[str]) -> str:
     """A comment goes; a string spanning lines becomes one token on its first line, with the
-    line breaks kept after it so every later line keeps its number."""
+    line breaks kept after it so every later line keeps its number (a block comment keeps
+    its line breaks too)."""
     if match.lastgroup == "c":
-        return ""
+        return "\n" * match.group().count("\n")
     token = match.group()
     breaks = token.count("\n")
     if not breaks:
@@ -409,7 +455,7 @@ def make_shape(path: str, language: str, data: bytes) -> FileShape:
     text = data.decode("utf-8", "replace")
     facts = file_facts(family(language), text)
     lines = lex(language, text)
-    texts = lex_text(language, text)
+    texts = lex_text(language, text, lines)
     if texts == (lines[0], lines[1], lines[3]):
         texts = ((), (), ())  # no multi-line string: the code lines are the text lines
     return FileShape(path, language, *lines, funcs, facts, texts)
