@@ -257,5 +257,5 @@ def test_a_file_on_stdin_over_the_limit_is_refused_without_reading_it(
 
 def test_the_limit_is_named_in_its_unit() -> None:
     assert json.dumps([ore_stdin._size(n) for n in (16 << 20, 1 << 30, 1024, 1000)]) == (
-        '["16 MiB", "1 GiB", "1 KiB", "1000 bytes"]'
+        '["16 MiB", "1 GiB", "1 KiB", "1,000 bytes"]'
     )

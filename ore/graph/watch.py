@@ -17,6 +17,7 @@ import ctypes
 import ctypes.util
 import os
 import struct
+import sys
 from collections.abc import Iterable
 
 from .index.discover import SKIP_DIRS
@@ -34,10 +35,13 @@ _MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | 
 _ALWAYS = _DELETE_SELF | _MOVE_SELF | _OVERFLOW | _IGNORED
 _EVENT = struct.Struct("iIII")
 _BUFFER = 1 << 16
+#: inotify_init1's flags (linux/inotify.h): a watch never blocks a read, nor leaks into a child.
+_IN_NONBLOCK = 0o4000
+_IN_CLOEXEC = 0o2000000
 
 
 def _libc() -> ctypes.CDLL | None:
-    if not hasattr(os, "O_NONBLOCK"):
+    if not sys.platform.startswith("linux"):
         return None
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -62,7 +66,7 @@ class Watch:
         libc = _libc()
         if libc is None:
             return None
-        fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if fd < 0:
             return None
         watched = {}
