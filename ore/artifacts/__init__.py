@@ -15,39 +15,45 @@ Versions (the `artifact_version` string; each has a frozen JSON Schema in `ore/s
   model's reasoning (`output.thinking`). The default since ORE 0.11.
 
 `jsonschema` is imported only when an artifact is read or written: a plain turn never pays for
-it. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
+it. Names are imported on first use, so the turn log's record (which builds an artifact) loads
+neither the replay planner nor the schema files. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
 """
 
 from __future__ import annotations
 
-from ._contract import (
-    BackendInfo,
-    Continuation,
-    ExecutionArtifact,
-    Relation,
-    build_artifact,
-    public_url,
-    validate,
-)
-from ._io import (
-    MAX_ARTIFACT_BYTES,
-    check_destination,
-    dumps_artifact,
-    parse_artifact,
-    read_artifact,
-    write_artifact,
-)
-from ._replay import ArtifactTurn, artifact_context, plan_turn
-from ._schema import (
-    ARTIFACT_VERSION,
-    SUPPORTED_VERSIONS,
-    V1,
-    V2,
-    V3,
-    load_schema,
-    resolve_version,
-    schema_text,
-)
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+if TYPE_CHECKING:
+    from ._contract import (
+        BackendInfo,
+        Continuation,
+        ExecutionArtifact,
+        Relation,
+        build_artifact,
+        public_url,
+        validate,
+    )
+    from ._io import (
+        MAX_ARTIFACT_BYTES,
+        check_destination,
+        dumps_artifact,
+        parse_artifact,
+        read_artifact,
+        write_artifact,
+    )
+    from ._replay import ArtifactTurn, artifact_context, plan_turn
+    from ._schema import (
+        ARTIFACT_VERSION,
+        SUPPORTED_VERSIONS,
+        V1,
+        V2,
+        V3,
+        load_schema,
+        resolve_version,
+        schema_text,
+    )
 
 __all__ = [
     "ARTIFACT_VERSION",
@@ -75,3 +81,34 @@ __all__ = [
     "validate",
     "write_artifact",
 ]
+
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = exports(
+        __name__,
+        {
+            "ARTIFACT_VERSION": "._schema",
+            "ArtifactTurn": "._replay",
+            "BackendInfo": "._contract",
+            "Continuation": "._contract",
+            "ExecutionArtifact": "._contract",
+            "MAX_ARTIFACT_BYTES": "._io",
+            "Relation": "._contract",
+            "SUPPORTED_VERSIONS": "._schema",
+            "V1": "._schema",
+            "V2": "._schema",
+            "V3": "._schema",
+            "artifact_context": "._replay",
+            "build_artifact": "._contract",
+            "check_destination": "._io",
+            "dumps_artifact": "._io",
+            "load_schema": "._schema",
+            "parse_artifact": "._io",
+            "plan_turn": "._replay",
+            "public_url": "._contract",
+            "read_artifact": "._io",
+            "resolve_version": "._schema",
+            "schema_text": "._schema",
+            "validate": "._contract",
+            "write_artifact": "._io",
+        },
+    )
