@@ -17,8 +17,9 @@ def parse_date(text: str, *, now: float | None = None) -> float:
     from datetime import datetime
 
     age = _AGE.fullmatch(text)
-    if age is not None:
-        return (time.time() if now is None else now) - int(age.group(1)) * _SECONDS[age.group(2)]
+    if age is not None:  # no turn is older than the epoch, and time.localtime needs >= 0
+        ago = int(age.group(1)) * _SECONDS[age.group(2)]
+        return max(0.0, (time.time() if now is None else now) - ago)
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
@@ -26,4 +27,7 @@ def parse_date(text: str, *, now: float | None = None) -> float:
             f"{text!r} is not a date: use YYYY-MM-DD, YYYY-MM-DDTHH:MM, or an age such as "
             "3d, 12h, 30m, 2w"
         ) from None
-    return moment.timestamp()  # naive: local time
+    try:
+        return max(0.0, moment.timestamp())  # naive: local time
+    except (OverflowError, OSError, ValueError):  # year 1 in a zone east of UTC
+        return 0.0

@@ -47,6 +47,10 @@ class Usage:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+#: SQLite's largest integer: a larger id or count given by the user is none or all.
+_LARGEST = 2**63 - 1
+
+
 def _rows(path: Path | None, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     import sqlite3
 
@@ -73,7 +77,7 @@ def list_turns(
     """The last `n` logged turns, newest first, of `model`, since `since`, in `session`."""
     where, params = _filters(model=model, since=since, session=session)
     sql = f"SELECT {COLUMNS} FROM turns{where} ORDER BY id DESC LIMIT ?"
-    return [LoggedTurn.of(r) for r in _rows(path, sql, (*params, n))]
+    return [LoggedTurn.of(r) for r in _rows(path, sql, (*params, min(n, _LARGEST)))]
 
 
 def _filters(**given: Any) -> tuple[str, list[Any]]:
@@ -110,6 +114,8 @@ def _missing(ref: int) -> LogError:
 
 
 def _turn(ref: int, path: Path | None) -> tuple[LoggedTurn, str] | None:
+    if abs(ref) > _LARGEST:  # no such id, and SQLite could not even take the number
+        return None
     tail, params = _by_ref(ref)
     rows = _rows(
         path,
@@ -178,7 +184,7 @@ def search(text: str, n: int = 20, *, path: Path | None = None) -> list[LoggedTu
         "ORDER BY score, hit DESC LIMIT ?) "
         "JOIN turns AS t ON t.id = hit ORDER BY score, t.id DESC"
     )
-    return [LoggedTurn.of(r) for r in _rows(path, sql, (query, RANKED, n))]
+    return [LoggedTurn.of(r) for r in _rows(path, sql, (query, RANKED, min(n, _LARGEST)))]
 
 
 def usage(*, since: float | None = None, path: Path | None = None) -> list[Usage]:
