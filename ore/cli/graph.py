@@ -12,9 +12,10 @@ from collections.abc import Callable
 import click
 
 from .console import out, reported
+from .graph_common import answer as _answer
 from .graph_common import common as _common
-from .graph_common import emit as _emit
 from .graph_common import open_root as _open
+from .graph_common import show as _show
 from .graph_judgment import JUDGMENT_COMMANDS, search_by_file
 from .help import CONTEXT_SETTINGS
 
@@ -49,8 +50,8 @@ def stats(root: str, as_json: bool) -> None:
     from ..graph.render import tables
 
     with reported():
-        s = _open(root).stats()
-        _emit(as_json, s.to_dict(), lambda: tables.stats_text(s))
+        s = _answer("stats", root)
+        _show(as_json, s, lambda: tables.stats_text(s))
 
 
 @graph.command("top-files")
@@ -65,9 +66,8 @@ def top_files(root: str, as_json: bool, limit: int) -> None:
     from ..graph.render import tables
 
     with reported():
-        rows = _open(root).top_files(limit)
-        data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: tables.top_files_text(rows), "no files indexed")
+        rows = _answer("top-files", root, limit=limit)
+        _show(as_json, rows, lambda: tables.top_files_text(rows), "no files indexed")
 
 
 @graph.command()
@@ -82,8 +82,8 @@ def hits(root: str, as_json: bool, limit: int) -> None:
     from ..graph.render import tables
 
     with reported():
-        h = _open(root).hits(limit)
-        _emit(as_json, h.to_dict(), lambda: tables.hits_text(h), None if h.hubs else "no files")
+        h = _answer("hits", root, limit=limit)
+        _show(as_json, h, lambda: tables.hits_text(h), None if h.hubs else "no files")
 
 
 @graph.command()
@@ -98,9 +98,8 @@ def communities(root: str, as_json: bool) -> None:
     from ..graph.render import tables
 
     with reported():
-        groups = _open(root).communities()
-        data = [g.to_dict() for g in groups]
-        _emit(as_json, data, lambda: tables.communities_text(groups), "no files indexed")
+        groups = _answer("communities", root)
+        _show(as_json, groups, lambda: tables.communities_text(groups), "no files indexed")
 
 
 @graph.command()
@@ -116,9 +115,8 @@ def symbol(name: str, root: str, as_json: bool, limit: int) -> None:
     from ..graph.render import tables
 
     with reported():
-        rows = _open(root).symbol(name, limit)
-        data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: tables.symbols_text(rows), f"no symbol named '{name}'")
+        rows = _answer("symbol", root, name=name, limit=limit)
+        _show(as_json, rows, lambda: tables.symbols_text(rows), f"no symbol named '{name}'")
 
 
 def _neighbors(direction: str) -> Callable[..., None]:
@@ -126,10 +124,8 @@ def _neighbors(direction: str) -> Callable[..., None]:
         from ..graph.render import tables
 
         with reported():
-            graph_ = _open(root)
-            rows = getattr(graph_, direction)(file, depth)[:limit]
-            data = [r.to_dict() for r in rows]
-            _emit(as_json, data, lambda: tables.neighbors_text(rows), f"no {direction}")
+            rows = _answer(direction, root, file=file, depth=depth, limit=limit)
+            _show(as_json, rows, lambda: tables.neighbors_text(rows), f"no {direction}")
 
     return command
 
@@ -173,9 +169,8 @@ def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> N
         if by_file:
             search_by_file(query, root, as_json, limit)
             return
-        rows = _open(root).search(query, limit)
-        data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: tables.search_text(rows), f"no line contains '{query}'")
+        rows = _answer("search", root, query=query, limit=limit)
+        _show(as_json, rows, lambda: tables.search_text(rows), f"no line contains '{query}'")
 
 
 @graph.command()
@@ -199,8 +194,8 @@ def context(file: str, lines: tuple[int, ...], window: int, root: str, as_json: 
     from ..graph.render import tables
 
     with reported():
-        ctx = _open(root).context(file, lines, window)
-        _emit(as_json, ctx.to_dict(), lambda: tables.context_text(ctx))
+        ctx = _answer("context", root, file=file, line=lines, window=window)
+        _show(as_json, ctx, lambda: tables.context_text(ctx))
 
 
 @graph.command()
@@ -217,11 +212,9 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
     from ..graph.render import tables
 
     with reported():
-        found = _open(root).path(source, target)
-        if found is None:
-            _emit(as_json, None, str, f"no dependency path from {source} to {target}")
-        else:
-            _emit(as_json, found.to_dict(), lambda: tables.path_text(found))
+        found = _answer("path", root, **{"from": source, "to": target})
+        empty = f"no dependency path from {source} to {target}"  # JSON: null
+        _show(as_json, found, lambda: tables.path_text(found), empty)
 
 
 @graph.command()
@@ -236,9 +229,8 @@ def cycles(root: str, as_json: bool, limit: int) -> None:
     from ..graph.render import tables
 
     with reported():
-        rows = _open(root).cycles(limit)
-        data = [r.to_dict() for r in rows]
-        _emit(as_json, data, lambda: tables.cycles_text(rows), "no import cycles")
+        rows = _answer("cycles", root, limit=limit)
+        _show(as_json, rows, lambda: tables.cycles_text(rows), "no import cycles")
 
 
 @graph.command()

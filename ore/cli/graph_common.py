@@ -1,5 +1,7 @@
 """What every `ore graph` subcommand shares: `--root`, `--json`, `--limit`, opening the graph,
-printing one JSON document or a table, and reading a snippet (`--snippet FILE|-`).
+answering through the op table (`ore.graph.ops.OPS`: the one the MCP tools and the `codebase`
+tool answer from, so `--json` cannot drift from them), printing one JSON document or a table,
+and reading a snippet (`--snippet FILE|-`).
 
 Only click is imported here at start-up; the graph loads inside the command that needs it.
 """
@@ -7,7 +9,7 @@ Only click is imported here at start-up; the graph loads inside the command that
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -19,7 +21,7 @@ from .console import is_terminal, out, visible
 if TYPE_CHECKING:
     from ..graph import CodeGraph
 
-__all__ = ["MAX_SNIPPET_INPUT", "common", "emit", "open_root", "read_snippet"]
+__all__ = ["MAX_SNIPPET_INPUT", "answer", "common", "emit", "open_root", "read_snippet", "show"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,6 +63,38 @@ def open_root(root: str) -> CodeGraph:
     return open_graph(root, progress=_progress if is_terminal(sys.stderr) else None)
 
 
+def answer(op: str, root: str, **given: str | int | Sequence[str | int] | None) -> Any:
+    """The result objects of `op` (an OPS entry) on the graph of `root`, for the options given
+    (None, False and empty ones left out), as the table's arguments: text, numbers as text,
+    flags as "true", `paths` separated by NUL, other lists by commas."""
+    from ..graph.ops import OPS
+
+    spec = OPS[op]
+    args: dict[str, str] = {}
+    for key, value in given.items():
+        if value is None or value is False or value == ():
+            continue
+        assert key in spec.args | spec.cli, f"op '{op}' takes no '{key}'"
+        if value is True:
+            args[key] = "true"
+        elif isinstance(value, (str, int)):
+            args[key] = str(value)
+        elif key == "paths":
+            args[key] = "".join(f"{p}\0" for p in value)
+        else:
+            args[key] = ",".join(str(v) for v in value)
+    assert spec.answer is not None, f"op '{op}' has no answer"
+    return spec.answer(open_root(root), args)
+
+
+def show(as_json: bool, found: Any, text: Callable[[], str], empty: str | None = None) -> None:
+    """An op's result objects as the table's JSON document (`ore.graph.ops.to_data`, the
+    MCP tools' too), or `text()` as a table (`empty` when there is nothing)."""
+    from ..graph.ops import to_data
+
+    emit(as_json, to_data(found), text, empty)
+
+
 def _progress(done: int, total: int) -> None:
     from ..graph.index.pool import PARALLEL_MIN
 
@@ -77,8 +111,8 @@ def emit(as_json: bool, data: Any, text: Callable[[], str], empty: str | None = 
         from ..graph.render.export import json_text  # valid UTF-8 whatever the file names hold
         from .console import json_indent
 
-        text = json_text(data, indent=json_indent())  # one line in a pipe, as every --json
-        out(visible(text, keep="\n", as_json=True) if is_terminal(sys.stdout) else text)
+        doc = json_text(data, indent=json_indent())  # one line in a pipe, as every --json
+        out(visible(doc, keep="\n", as_json=True) if is_terminal(sys.stdout) else doc)
     elif empty is not None and not data:
         out(visible(empty))
     else:

@@ -13,12 +13,13 @@ from collections.abc import Sequence
 import click
 
 from .console import reported
-from .graph_common import common, emit, open_root, read_snippet
+from .graph_common import answer, common, read_snippet, show
 
 __all__ = ["JUDGMENT_COMMANDS", "search_by_file"]
 
-# The graph's own choices (tests/graph/test_graph_cli_judgment.py holds them equal), spelled out
-# here so that `--help` and usage errors need no import of the graph.
+# The graph's own choices (tests/graph/test_graph_cli_judgment.py holds them equal, and
+# tests/mcp/test_mcp_table.py the op table's), spelled out here so that `--help` and usage
+# errors need no import of the graph.
 KINDS = ("exact", "renamed", "structural")
 MODES = ("name", "signature", "shape")
 TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
@@ -99,32 +100,28 @@ def duplicates(
         )
     with reported():
         if snippet is not None:
-            from ..graph.judgment.snippets import duplicates_in
-
-            text = read_snippet(snippet)
-            matches = duplicates_in(
-                open_root(root),
-                text,
-                name=_name_of(snippet),
-                limit=limit or 10,
+            matches = answer(
+                "duplicates",
+                root,
+                snippet=read_snippet(snippet),
+                snippet_name=_name_of(snippet),
+                limit=limit,
                 exclude_tests=exclude_tests,
             )
-            emit(
-                as_json,
-                [m.to_dict() for m in matches],
-                lambda: snippet_matches_text(matches),
-                "no code like the snippet",
-            )
+            empty = "no code like the snippet"
+            show(as_json, matches, lambda: snippet_matches_text(matches), empty)
             return
-        groups = open_root(root).duplicates(
-            min_lines=min_lines or 5,
-            min_tokens=min_tokens or 15,
+        groups = answer(
+            "duplicates",
+            root,
+            min_lines=min_lines,
+            min_tokens=min_tokens,
             paths=paths,
             exclude_tests=exclude_tests,
-            kinds=kinds or KINDS,
+            kinds=kinds,
             limit=limit,
         )
-        emit(as_json, [c.to_dict() for c in groups], lambda: clones_text(groups), "no duplicates")
+        show(as_json, groups, lambda: clones_text(groups), "no duplicates")
 
 
 @click.command()
@@ -163,20 +160,17 @@ def similar(
     if (name is None) == (snippet is None):
         raise click.UsageError("give NAME or --snippet FILE|-, one of them")
     with reported():
-        language = None
-        if snippet is not None:
-            from ..graph.judgment.snippets import one_snippet
-
-            snippet, language = one_snippet(read_snippet(snippet), name=_name_of(snippet))
-        rows = open_root(root).similar(
-            name,
-            snippet=snippet,
+        rows = answer(
+            "similar",
+            root,
+            name=name,
+            snippet=None if snippet is None else read_snippet(snippet),
+            snippet_name=None if snippet is None else _name_of(snippet),
             mode=mode,
-            language=language,
             limit=limit,
             include_context=include_context,
         )
-        emit(as_json, [r.to_dict() for r in rows], lambda: similar_text(rows), "nothing similar")
+        show(as_json, rows, lambda: similar_text(rows), "nothing similar")
 
 
 @click.command()
@@ -204,8 +198,10 @@ def conventions(
     from ..graph.render.judgment import conventions_text
 
     with reported():
-        rows = open_root(root).conventions(topic, paths=paths, include_context=include_context)
-        emit(as_json, [c.to_dict() for c in rows], lambda: conventions_text(rows))
+        rows = answer(
+            "conventions", root, topic=topic, paths=paths, include_context=include_context
+        )
+        show(as_json, rows, lambda: conventions_text(rows))
 
 
 @click.command()
@@ -249,19 +245,20 @@ def consistent(
         ore graph consistent --snippet new_module.py --with app/users
         git diff | ore graph consistent --snippet - --criteria naming --json
     """
-    from ..graph.judgment.snippets import one_snippet
     from ..graph.render.judgment import consistency_text
 
     with reported():
-        code, lang = one_snippet(read_snippet(snippet), language, _name_of(snippet))
-        found = open_root(root).consistent(
-            code,
+        found = answer(
+            "consistent",
+            root,
+            snippet=read_snippet(snippet),
+            snippet_name=_name_of(snippet),
             paths=with_paths,
-            language=lang,
+            language=language,
             criteria=criteria,
             include_context=include_context,
         )
-        emit(as_json, found.to_dict(), lambda: consistency_text(found))
+        show(as_json, found, lambda: consistency_text(found))
 
 
 @click.command()
@@ -289,15 +286,16 @@ def place(
     from ..graph.render.judgment import placement_text
 
     with reported():
-        code = None
-        if snippet is not None:
-            from ..graph.judgment.snippets import one_snippet
-
-            code = one_snippet(read_snippet(snippet), name=_name_of(snippet))[0]
-        found = open_root(root).place(
-            description, snippet=code, limit=limit, include_context=include_context
+        found = answer(
+            "place",
+            root,
+            description=description,
+            snippet=None if snippet is None else read_snippet(snippet),
+            snippet_name=None if snippet is None else _name_of(snippet),
+            limit=limit,
+            include_context=include_context,
         )
-        emit(as_json, found.to_dict(), lambda: placement_text(found))
+        show(as_json, found, lambda: placement_text(found))
 
 
 @click.command()
@@ -329,8 +327,8 @@ def signature(level: str, max_tokens: int | None, root: str, as_json: bool) -> N
     from ..graph.render.judgment import signature_text
 
     with reported():
-        found = open_root(root).signature(level, max_tokens)
-        emit(as_json, found.to_dict(), lambda: signature_text(found))
+        found = answer("signature", root, level=level, max_tokens=max_tokens)
+        show(as_json, found, lambda: signature_text(found))
 
 
 @click.command()
@@ -353,21 +351,16 @@ def files(language: str | None, sort: str, root: str, as_json: bool, limit: int 
     from ..graph.render.judgment import files_text
 
     with reported():
-        rows = open_root(root).list_files(language=language, sort=sort, limit=limit)
-        emit(as_json, [r.to_dict() for r in rows], lambda: files_text(rows), "no files indexed")
+        rows = answer("files", root, language=language, sort=sort, limit=limit)
+        show(as_json, rows, lambda: files_text(rows), "no files indexed")
 
 
 def search_by_file(query: str, root: str, as_json: bool, limit: int) -> None:
     """`ore graph search QUERY --by-file`: the hits grouped by file, most hits first."""
     from ..graph.render.judgment import file_hits_text
 
-    rows = open_root(root).search_by_file(query, limit)
-    emit(
-        as_json,
-        [r.to_dict() for r in rows],
-        lambda: file_hits_text(rows),
-        f"no line contains '{query}'",
-    )
+    rows = answer("search", root, query=query, by_file=True, limit=limit)
+    show(as_json, rows, lambda: file_hits_text(rows), f"no line contains '{query}'")
 
 
 JUDGMENT_COMMANDS: Sequence[click.Command] = (

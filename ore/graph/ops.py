@@ -37,11 +37,13 @@ __all__ = [
     "TOOL_MAX_TOKENS",
     "Op",
     "run_query",
+    "to_data",
 ]
 
 MAX_CHARS = 4000
 _Run = Callable[["CodeGraph", Mapping[str, str]], str]
 _Data = Callable[["CodeGraph", Mapping[str, str]], Any]
+_Answer = Callable[["CodeGraph", Mapping[str, str]], Any]
 
 #: Every argument a query can take, by kind: `path` (a file, which a caller confines to the
 #: root), `paths` (files or folders separated by commas, each confined alike), `word` (a name,
@@ -122,8 +124,10 @@ TOOL_MAX_TOKENS = 975
 
 class Op(NamedTuple):
     """One query: its name, the arguments it accepts, and the function that answers it (a
-    NamedTuple, not a dataclass: `--list-tools` reads this table at start-up); `data` answers
-    as `ore graph NAME --json` does, `about` says what for, `tool` is its MCP name."""
+    NamedTuple, not a dataclass: `--list-tools` reads this table at start-up); `answer` gives
+    the result objects `ore graph NAME` prints (a table, or `--json` through `to_data`), `data`
+    that JSON document itself, `about` says what for, `tool` is its MCP name, `cli` the
+    arguments only `ore graph` gives (options no tool offers)."""
 
     name: str
     args: frozenset[str]
@@ -132,6 +136,8 @@ class Op(NamedTuple):
     about: str = ""
     required: tuple[str, ...] = ()
     tool: str = ""
+    answer: _Answer | None = None
+    cli: frozenset[str] = frozenset()
 
 
 def _render() -> ModuleType:
@@ -201,7 +207,12 @@ def _flag(args: Mapping[str, str], key: str) -> bool:
 
 
 def _paths(args: Mapping[str, str]) -> tuple[str, ...]:
-    return tuple(p.strip() for p in args.get("paths", "").split(",") if p.strip())
+    """Paths separated by commas, or by NUL (`ore graph`'s: a path may hold a comma, never a
+    NUL), kept as given then."""
+    raw = args.get("paths", "")
+    if "\0" in raw:
+        return tuple(p for p in raw.split("\0") if p)
+    return tuple(p.strip() for p in raw.split(",") if p.strip())
 
 
 def _snippet(args: Mapping[str, str]) -> str:
@@ -352,8 +363,14 @@ def _communities(g: CodeGraph, args: Mapping[str, str]) -> str:
     return str(_render().communities_text(g.communities()[: _int(args, "limit", 10)]))
 
 
-def _rows(rows: Any) -> list[Any]:
-    return [r.to_dict() for r in rows]
+def to_data(found: Any) -> Any:
+    """An answer as its JSON document: a result's `to_dict()`, a list of them as a list, None
+    as null (the one conversion behind `Op.data`, `ore graph --json` and the MCP tools)."""
+    if found is None:
+        return None
+    if isinstance(found, list):
+        return [r.to_dict() for r in found]
+    return found.to_dict()
 
 
 def _some(args: Mapping[str, str], key: str) -> int | None:
@@ -361,102 +378,131 @@ def _some(args: Mapping[str, str], key: str) -> int | None:
     return _int(args, key, 0) or None
 
 
-def _data_duplicates(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _words(args: Mapping[str, str], key: str) -> tuple[str, ...]:
+    return tuple(w for w in args.get(key, "").split(",") if w)
+
+
+def _answer_duplicates(g: CodeGraph, args: Mapping[str, str]) -> Any:
     exclude = _flag(args, "exclude_tests")
-    if args.get(SNIPPET_ARG):
-        for key in ("paths", "min_lines", "min_tokens"):
+    if args.get(SNIPPET_ARG) is not None:
+        for key in ("paths", "min_lines", "min_tokens", "kinds"):
             if key in args:
                 raise GraphError(f"'{key}' applies to clone groups, not to a snippet")
         from .judgment.snippets import duplicates_in
 
-        found = duplicates_in(
+        return duplicates_in(
             g,
             args[SNIPPET_ARG],
             language=args.get("language") or None,
+            name=args.get("snippet_name", ""),
             limit=_int(args, "limit", 10),
             exclude_tests=exclude,
         )
-        return _rows(found)
-    groups = g.duplicates(
+    return g.duplicates(
         min_lines=_int(args, "min_lines", 5, low=2),
         min_tokens=_int(args, "min_tokens", 15),
         paths=_paths(args),
         exclude_tests=exclude,
+        kinds=_words(args, "kinds") or ("exact", "renamed", "structural"),
         limit=_some(args, "limit"),
     )
-    return _rows(groups)
 
 
-def _data_similar(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _answer_similar(g: CodeGraph, args: Mapping[str, str]) -> Any:
     from .judgment.snippets import one_snippet
 
-    name, snippet, language = args.get("name") or None, args.get(SNIPPET_ARG), None
-    if snippet:
-        if name:
+    name, snippet, language = args.get("name"), args.get(SNIPPET_ARG), None
+    if snippet is not None:
+        if name is not None:
             raise GraphError("give a name or a snippet, not both")
-        snippet, language = one_snippet(snippet, args.get("language") or None)
+        found = one_snippet(snippet, args.get("language") or None, args.get("snippet_name", ""))
+        snippet, language = found
     elif name is None:
         raise GraphError("this op needs 'name=...' or a snippet")
-    mode = args.get("mode") or "name"
-    lang = language or args.get("language") or None
-    return _rows(
-        g.similar(name, snippet=snippet, mode=mode, language=lang, limit=_int(args, "limit", 10))
+    return g.similar(
+        name,
+        snippet=snippet,
+        mode=args.get("mode") or "name",
+        language=language or args.get("language") or None,
+        limit=_int(args, "limit", 10),
+        include_context=_flag(args, "include_context"),
     )
 
 
-def _data_consistent(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _answer_consistent(g: CodeGraph, args: Mapping[str, str]) -> Any:
     from .judgment.snippets import one_snippet
 
-    snippet, language = one_snippet(_snippet(args), args.get("language") or None)
-    criteria = args.get("criteria") or "all"
-    return g.consistent(snippet, paths=_paths(args), language=language, criteria=criteria).to_dict()
+    if args.get(SNIPPET_ARG) is None:
+        _snippet(args)  # the error that says how to give one
+    snippet, language = one_snippet(
+        args[SNIPPET_ARG], args.get("language") or None, args.get("snippet_name", "")
+    )
+    return g.consistent(
+        snippet,
+        paths=_paths(args),
+        language=language,
+        criteria=args.get("criteria") or "all",
+        include_context=_flag(args, "include_context"),
+    )
 
 
-def _data_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _answer_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
     from .judgment.snippets import one_snippet
 
     description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
-    if snippet:
-        snippet = one_snippet(snippet)[0]
+    if snippet is not None:
+        snippet = one_snippet(snippet, name=args.get("snippet_name", ""))[0]
     elif not description.strip():
         raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
-    return g.place(description, snippet=snippet, limit=_int(args, "limit", 5)).to_dict()
+    return g.place(
+        description,
+        snippet=snippet,
+        limit=_int(args, "limit", 5),
+        include_context=_flag(args, "include_context"),
+    )
 
 
-def _data_context(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _answer_context(g: CodeGraph, args: Mapping[str, str]) -> Any:
     file = _need(args, "file")
     raw = _need(args, "line", "lines")
     try:
         lines = [int(x) for x in raw.replace(",", " ").split()]
     except ValueError:
         raise GraphError(f"'line' must be numbers separated by commas, not '{raw}'") from None
-    return g.context(file, lines, _int(args, "window", 5, low=0)).to_dict()
+    return g.context(file, lines, _int(args, "window", 5, low=0))
 
 
-def _data_path(g: CodeGraph, args: Mapping[str, str]) -> Any:
-    found = g.path(_need(args, "from", "a"), _need(args, "to", "b"))
-    return None if found is None else found.to_dict()
+def _answer_search(g: CodeGraph, args: Mapping[str, str]) -> Any:
+    query, limit = _need(args, "query"), _int(args, "limit", 50)
+    return g.search_by_file(query, limit) if _flag(args, "by_file") else g.search(query, limit)
 
 
-def _data_neighbors(direction: str) -> _Data:
-    def data(g: CodeGraph, args: Mapping[str, str]) -> Any:
+def _answer_neighbors(direction: str) -> _Answer:
+    def answer(g: CodeGraph, args: Mapping[str, str]) -> Any:
         rows = getattr(g, direction)(_need(args, "file"), _int(args, "depth", 1))
-        return _rows(rows[: _int(args, "limit", 50)])
+        return rows[: _int(args, "limit", 50)]
 
-    return data
+    return answer
+
+
+def _data(answer: _Answer) -> _Data:
+    return lambda g, args: to_data(answer(g, args))
 
 
 def _op(
     name: str,
     run: _Run,
     *args: str,
-    data: _Data | None = None,
+    answer: _Answer | None = None,
     about: str = "",
     required: tuple[str, ...] = (),
     tool: str | None = None,
+    cli: tuple[str, ...] = (),
 ) -> tuple[str, Op]:
     mcp_name = name.replace("-", "_") if tool is None else tool
-    return name, Op(name, frozenset(args), run, data, about, required, mcp_name)
+    data = None if answer is None else _data(answer)
+    op = Op(name, frozenset(args), run, data, about, required, mcp_name, answer, frozenset(cli))
+    return name, op
 
 
 _SAFE = " Read-only: answered from the index, no model is called and nothing is run."
@@ -467,7 +513,7 @@ OPS: Mapping[str, Op] = dict(
         _op(
             "stats",
             lambda g, a: _render().stats_text(g.stats()),
-            data=lambda g, a: g.stats().to_dict(),
+            answer=lambda g, a: g.stats(),
             about="Size of the indexed tree: files, import and reference edges, symbols, files per "
             "language, files skipped and why." + _SAFE,
         ),
@@ -475,7 +521,7 @@ OPS: Mapping[str, Op] = dict(
             "top-files",
             lambda g, a: _render().top_files_text(g.top_files(_int(a, "limit", 15))),
             "limit",
-            data=lambda g, a: _rows(g.top_files(_int(a, "limit", 20))),
+            answer=lambda g, a: g.top_files(_int(a, "limit", 20)),
             about="The most central files (weighted PageRank over import and reference edges), "
             "with language, symbols, dependents and dependencies: where to start reading an "
             "unfamiliar tree." + _SAFE,
@@ -484,7 +530,7 @@ OPS: Mapping[str, Op] = dict(
             "hits",
             lambda g, a: _render().hits_text(g.hits(_int(a, "limit", 10))),
             "limit",
-            data=lambda g, a: g.hits(_int(a, "limit", 20)).to_dict(),
+            answer=lambda g, a: g.hits(_int(a, "limit", 20)),
             about="HITS: hubs (files that orchestrate, depending on many central files) and "
             "authorities (implementations many files depend on)." + _SAFE,
         ),
@@ -492,7 +538,7 @@ OPS: Mapping[str, Op] = dict(
             "communities",
             _communities,
             "limit",
-            data=lambda g, a: _rows(g.communities()[: _some(a, "limit")]),
+            answer=lambda g, a: g.communities()[: _some(a, "limit")],
             about="Module communities (Louvain, fixed seed): groups of files that depend on each "
             "other more than on the rest; every file is in one." + _SAFE,
         ),
@@ -501,7 +547,7 @@ OPS: Mapping[str, Op] = dict(
             _symbol,
             "name",
             "limit",
-            data=lambda g, a: _rows(g.symbol(_need(a, "name"), _int(a, "limit", 20))),
+            answer=lambda g, a: g.symbol(_need(a, "name"), _int(a, "limit", 20)),
             about="Where a name is defined (function, class, method, variable): file, lines, "
             "signature; exact matches first, then close ones (exact=false)." + _SAFE,
             required=("name",),
@@ -513,7 +559,7 @@ OPS: Mapping[str, Op] = dict(
             "file",
             "depth",
             "limit",
-            data=_data_neighbors("dependents"),
+            answer=_answer_neighbors("dependents"),
             about="The files that depend on a file (import or reference it), transitively up to "
             "depth hops: what a change to it can break." + _SAFE,
             required=("file",),
@@ -524,7 +570,7 @@ OPS: Mapping[str, Op] = dict(
             "file",
             "depth",
             "limit",
-            data=_data_neighbors("dependencies"),
+            answer=_answer_neighbors("dependencies"),
             about="The files a file depends on (imports or references), transitively up to depth "
             "hops." + _SAFE,
             required=("file",),
@@ -534,7 +580,8 @@ OPS: Mapping[str, Op] = dict(
             _search,
             "query",
             "limit",
-            data=lambda g, a: _rows(g.search(_need(a, "query"), _int(a, "limit", 50))),
+            answer=_answer_search,
+            cli=("by_file",),
             about="Lines of the indexed files that contain a text (case-insensitive unless it "
             "holds a capital), file by file." + _SAFE,
             required=("query",),
@@ -546,7 +593,7 @@ OPS: Mapping[str, Op] = dict(
             "line",
             "lines",
             "window",
-            data=_data_context,
+            answer=_answer_context,
             about="The code around a line of a file of the tree (window lines on each side); "
             "only indexed files under the root can be read." + _SAFE,
             required=("file", "line"),
@@ -559,7 +606,7 @@ OPS: Mapping[str, Op] = dict(
             "to",
             "a",
             "b",
-            data=_data_path,
+            answer=lambda g, a: g.path(_need(a, "from", "a"), _need(a, "to", "b")),
             about="The shortest chain of dependency edges from one file to another (null when "
             "there is none): how a file comes to depend on another." + _SAFE,
             required=("from", "to"),
@@ -568,7 +615,7 @@ OPS: Mapping[str, Op] = dict(
             "cycles",
             _cycles,
             "limit",
-            data=lambda g, a: _rows(g.cycles(_int(a, "limit", 50))),
+            answer=lambda g, a: g.cycles(_int(a, "limit", 50)),
             about="Import cycles: strongly connected files, largest first, each with one "
             "concrete cycle." + _SAFE,
         ),
@@ -582,7 +629,8 @@ OPS: Mapping[str, Op] = dict(
             "exclude_tests",
             "language",
             "limit",
-            data=_data_duplicates,
+            answer=_answer_duplicates,
+            cli=("kinds", "snippet_name"),
             about="Duplicated code. With a snippet (code you are about to write, or a diff): "
             "where code like it already exists, best first with a score in [0, 1], so you can "
             "reuse it. Without: clone groups of the tree (exact, renamed, structural), largest "
@@ -596,7 +644,8 @@ OPS: Mapping[str, Op] = dict(
             "mode",
             "language",
             "limit",
-            data=_data_similar,
+            answer=_answer_similar,
+            cli=("include_context", "snippet_name"),
             about="Definitions like a name (shared identifier words, verbs folded: get ~ fetch) "
             "or like a snippet (by signature or syntax shape), each with a score and why. Give "
             "name or snippet." + _SAFE,
@@ -606,7 +655,12 @@ OPS: Mapping[str, Op] = dict(
             _conventions,
             "topic",
             "paths",
-            data=lambda g, a: _rows(g.conventions(a.get("topic") or None, paths=_paths(a))),
+            answer=lambda g, a: g.conventions(
+                a.get("topic") or None,
+                paths=_paths(a),
+                include_context=_flag(a, "include_context"),
+            ),
+            cli=("include_context",),
             about="The house conventions (errors, logging, imports, naming, async, tests): "
             "recurring patterns of the central files with counts, shares and an example each; "
             "follow them in new code." + _SAFE,
@@ -618,7 +672,8 @@ OPS: Mapping[str, Op] = dict(
             "paths",
             "language",
             "criteria",
-            data=_data_consistent,
+            answer=_answer_consistent,
+            cli=("include_context", "snippet_name"),
             about="How far a snippet strays from the house conventions (0 consistent, 1 against "
             "every one), with each concrete deviation: check new code before proposing it." + _SAFE,
             required=("snippet",),
@@ -629,7 +684,8 @@ OPS: Mapping[str, Op] = dict(
             "description",
             "snippet",
             "limit",
-            data=_data_place,
+            answer=_answer_place,
+            cli=("include_context", "snippet_name"),
             about="Where new code belongs: module communities and files ranked for a "
             "description (and optionally the code), each with the names and terms it shares."
             + _SAFE,
@@ -640,9 +696,7 @@ OPS: Mapping[str, Op] = dict(
             _signature,
             "level",
             "max_tokens",
-            data=lambda g, a: g.signature(
-                a.get("level") or "standard", _some(a, "max_tokens")
-            ).to_dict(),
+            answer=lambda g, a: g.signature(a.get("level") or "standard", _some(a, "max_tokens")),
             about="The codebase signature: a compact picture of the tree (central files and "
             "their public names, communities, key symbols, dependency patterns, conventions) "
             "within a token budget. Call it first on an unfamiliar tree." + _SAFE,
@@ -653,12 +707,10 @@ OPS: Mapping[str, Op] = dict(
             "language",
             "sort",
             "limit",
-            data=lambda g, a: _rows(
-                g.list_files(
-                    language=a.get("language") or None,
-                    sort=a.get("sort") or "rank",
-                    limit=_some(a, "limit"),
-                )
+            answer=lambda g, a: g.list_files(
+                language=a.get("language") or None,
+                sort=a.get("sort") or "rank",
+                limit=_some(a, "limit"),
             ),
             about="The indexed files with language, size, lines, symbols and PageRank score, by "
             "rank, size or path." + _SAFE,
