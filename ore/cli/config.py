@@ -103,8 +103,28 @@ def set_value(key: str, value: str) -> None:
     from ..config import set_config_value
 
     with reported():
+        _check(key, value)
         path = set_config_value(key, value)
     out(visible(f"{key} set in {path}" if value else f"{key} removed from {path}"))
+
+
+def _check(key: str, value: str) -> None:
+    """A value every turn would refuse is refused now, as a usage mistake (exit 2), so `set`
+    never writes a file that stops the next turn."""
+    from ..errors import OptionError
+    from .options import parse_model_options
+    from .request import _BACKENDS
+
+    head, _, name = key.partition(".")
+    if not value:
+        return
+    if head == "backend" and value not in _BACKENDS:
+        raise OptionError(f"backend '{value}' is not one of {', '.join(_BACKENDS)}")
+    if head == "options" and name:
+        try:
+            parse_model_options([f"{name}={value}"])
+        except OptionError as exc:
+            raise OptionError(f"{key}: {exc.message.removeprefix('-o ')}") from None
 
 
 @config.command(name="path")

@@ -117,6 +117,11 @@ class Sink:
         self._held = ""  # a CR that may begin a CRLF split between two pieces
         self._progress: Progress | None = None
         self._listener: Callable[[int, int], None] | None = None
+        # At a terminal stdout and stderr share the screen: a streamed answer's last line is
+        # ended when the call ends, so no warning or note after it continues that line.
+        self._screen = display.echo and is_terminal(sys.stdout)
+        self._line_open = False
+        self.line_ended = False
 
     def open(self) -> None:
         """Before the call: the live Markdown view, when the answer streams rendered; a
@@ -144,6 +149,9 @@ class Sink:
                 self.run(live.feed, terminal_text(self._held))
                 self._held = ""
             self.run(live.close)
+        if self._line_open:
+            self.run(out, "\n", nl=False)
+            self._line_open, self.line_ended = False, True
 
     def waited(self) -> None:
         """The wait is over: the spinner stopped and its line erased."""
@@ -165,6 +173,8 @@ class Sink:
                 self.run(self._live.feed, terminal_text(text))
             else:
                 self.run(out, terminal_text(text) if self.display.terminal else text, nl=False)
+                if text and self._screen:
+                    self._line_open = not text.endswith("\n")
 
     def run(self, action: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         """`action(...)` on stdout, remembering instead of raising a failure to write there:
@@ -242,7 +252,8 @@ def deliver(
         elif display.echo and display.render:
             pass  # the live view showed it all
         elif display.echo:
-            sink.run(out, "" if content.endswith("\n") else "\n", nl=False)
+            ended = content.endswith("\n") or sink.line_ended
+            sink.run(out, "" if ended else "\n", nl=False)
         elif display.render:
             from .render import print_markdown
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .options import Options, parse_grants, parse_size, parse_tool_args
+from .options import Options, parse_grants, parse_model_options, parse_size, parse_tool_args
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -94,6 +94,7 @@ def configured(o: Options, *, replay: bool = False) -> Options:
         if found.options.value
         else []
     )
+    _check_file_options(defaults, found.options.source)
     return o._replace(
         model=found.model.value,
         keep_alive=found.keep_alive.value,
@@ -101,6 +102,24 @@ def configured(o: Options, *, replay: bool = False) -> Options:
         option=(*defaults, *o.option),
         **server_only,
     )
+
+
+def _check_file_options(defaults: list[str], source: str) -> None:
+    """The file's default options, checked as `-o` is but reported as the file's mistake (one
+    line naming it and --no-config): the user typed no `-o`."""
+    from ..errors import ConfigError, OptionError
+
+    for default in defaults:
+        try:
+            parse_model_options([default])
+        except OptionError as exc:
+            key, _, value = default.partition("=")
+            reason = exc.message.removeprefix("-o ")
+            raise ConfigError(
+                f"config file {source}: options.{key} = {value!r}: {reason}; fix it "
+                "(ore config edit) or run with --no-config",
+                path=source,
+            ) from None
 
 
 def with_origins(o: Options, shown: dict[str, Any]) -> dict[str, Any]:

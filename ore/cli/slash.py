@@ -209,8 +209,13 @@ def _model(chat: Chat, arg: str) -> None:
     if not arg:
         _say(f"model: {chat.model}")
         return
-    chat.model, chat.model_chosen = arg, True
-    _say(f"the next turns use model {arg}")
+    from ..config import load_config
+
+    # An alias is a model name here too, as with -m (the file the REPL started with, or none).
+    ignore = chat.flags is not None and chat.flags.no_config
+    model = load_config(ignore=ignore, on_unusable_home=lambda _: None).resolve_alias(arg) or arg
+    chat.model, chat.model_chosen = model, True
+    _say(f"the next turns use model {model}" + (f" (alias {arg})" if model != arg else ""))
 
 
 def _system(chat: Chat, arg: str) -> None:

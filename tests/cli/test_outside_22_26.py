@@ -1,0 +1,68 @@
+"""An outside tester's pass over issues 22 and 26 through real processes: each test is a promise
+that broke when tried as a user would (a config file's options, `ore config set`, aliases in
+the REPL, a line on stderr after a streamed answer at a terminal), kept broken-no-more here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests._cli import needs_ore, one_line_error, run_in_pty, run_ore, without_progress
+
+pytestmark = needs_ore
+
+
+def _config(ore_env: dict[str, str]) -> Path:
+    return Path(ore_env["ORE_HOME"]) / "config.toml"
+
+
+@pytest.mark.parametrize(
+    "table", ["bogus = 1", "temperature = 'hot'"], ids=["unknown key", "bad value"]
+)
+def test_a_bad_option_in_the_config_file_names_the_file_not_a_flag(ore_env, table) -> None:
+    """A default option the file holds is the file's mistake: one line naming the file and
+    --no-config (exit 1), not a `-o` the user never typed with a Usage block (exit 2)."""
+    path = _config(ore_env)
+    path.write_text(f"[options]\n{table}\n", encoding="utf-8")
+    result = run_ore("-m", "llama3.2", "hi", env=ore_env)
+    assert result.returncode == 1, result.stderr
+    line = one_line_error(result)
+    assert str(path) in line and "--no-config" in line and "options." in line, line
+    assert run_ore("--no-config", "-m", "llama3.2", "hi", env=ore_env).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("backend", "nope"), ("options.bogus", "1"), ("options.temperature", "hot")],
+)
+def test_config_set_refuses_what_every_turn_would_then_refuse(ore_env, key, value) -> None:
+    """`ore config set` never writes a value that makes the next turn fail: it is refused as
+    a usage mistake (exit 2, the valid choices), and the file stays as it was."""
+    path = _config(ore_env)
+    path.write_text('model = "llama3.2"\n', encoding="utf-8")
+    result = run_ore("config", "set", key, value, env=ore_env)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert path.read_text(encoding="utf-8") == 'model = "llama3.2"\n'
+    assert run_ore("hi", env=ore_env).returncode == 0
+
+
+def test_an_alias_is_a_model_name_in_the_repl_too(ore_env, fake_ollama) -> None:
+    """`/model fast` and `/set model fast` use the alias's model, as `-m fast` does."""
+    _config(ore_env).write_text('[aliases]\nfast = "qwen2.5:0.5b"\n', encoding="utf-8")
+    typed = "/model fast\none\n/set model llama3.2\ntwo\n/set model fast\nthree\n"
+    result = run_ore("-m", "llama3.2", "-c", env=ore_env, input=typed)
+    assert result.returncode == 0, result.stderr
+    models = [request["model"] for request in fake_ollama.chat_requests()]
+    assert models == ["qwen2.5:0.5b", "llama3.2", "qwen2.5:0.5b"], models
+
+
+def test_a_line_on_stderr_after_a_streamed_answer_starts_a_line_of_its_own(ore_env) -> None:
+    """At a terminal stdout and stderr share the screen: a warning (a turn log that cannot be
+    written) or -v's metadata after a streamed answer never continues the answer's line."""
+    (Path(ore_env["ORE_HOME"]) / "log.db").mkdir()
+    shown = without_progress(run_in_pty(["-m", "llama3.2", "-v", "hi"], ore_env))
+    assert shown.startswith(b"echo: hi\n"), shown
+    assert b"\nWarning: this turn is not logged" in shown and b"\n[metadata] " in shown, shown
+    assert shown.count(b"echo: hi") == 1, shown
