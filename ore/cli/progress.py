@@ -40,8 +40,7 @@ class Progress:
         self._lock = threading.Lock()
         self._drawn = False
         self._started = time.monotonic()
-        encoding = (getattr(sys.stderr, "encoding", None) or "").lower()
-        self._frames = _FRAMES if encoding.startswith("utf") else _ASCII_FRAMES
+        self._frames = _FRAMES if _utf8_terminal() else _ASCII_FRAMES
         self._thread = threading.Thread(target=self._run, name="ore-progress", daemon=True)
         self._thread.start()
         global _ACTIVE
@@ -95,6 +94,18 @@ class Progress:
         # A terminal gone away: the turn goes on without its spinner.
         with contextlib.suppress(OSError, ValueError, AttributeError):
             os.write(sys.stderr.fileno(), text.encode("utf-8", "replace"))
+
+
+def _utf8_terminal() -> bool:
+    """Whether the terminal's locale draws UTF-8: asked of the locale, not of sys.stderr,
+    which Python's UTF-8 mode makes UTF-8 in a C or POSIX locale the terminal is in."""
+    import locale
+
+    try:
+        codeset = locale.nl_langinfo(locale.CODESET)
+    except (AttributeError, ValueError):  # no nl_langinfo (Windows)
+        codeset = getattr(sys.stderr, "encoding", None) or ""
+    return codeset.lower().replace("-", "").replace("_", "") == "utf8"
 
 
 def clear_line() -> None:

@@ -66,3 +66,16 @@ def test_a_line_on_stderr_after_a_streamed_answer_starts_a_line_of_its_own(ore_e
     assert shown.startswith(b"echo: hi\n"), shown
     assert b"\nWarning: this turn is not logged" in shown and b"\n[metadata] " in shown, shown
     assert shown.count(b"echo: hi") == 1, shown
+
+
+@pytest.mark.parametrize("locale", ["C", "POSIX"])
+def test_the_spinner_draws_ascii_at_a_terminal_whose_locale_is_not_utf8(
+    ore_env, fake_ollama, locale
+) -> None:
+    """Python reads a C locale as UTF-8 (its UTF-8 mode), the terminal does not: the spinner
+    asks the locale, and a C-locale terminal gets "-\\|/" frames, never braille bytes."""
+    fake_ollama.delay = 1.2
+    shown = run_in_pty(["-m", "llama3.2", "hi"], {**ore_env, "LC_ALL": locale})
+    assert b"waiting for the model" in shown, shown
+    assert shown.isascii(), shown[:200]
+    assert shown.rpartition(b"\r\x1b[K")[2] == b"echo: hi\n", shown[-200:]
