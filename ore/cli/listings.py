@@ -47,11 +47,16 @@ def list_models(o: Options) -> None:
 
     models, chosen = available_models(server_of(o))
     chosen = o.model or chosen  # -m, ORE_MODEL or the config file's (aliases resolved) wins
+    # Ollama reads a name without a tag as NAME:latest, and lists it so.
+    tagged = f"{chosen}:latest" if chosen and ":" not in chosen else chosen
+    marked = [name in (chosen, tagged) for name in models]
     emit_table(
         ("Name", "Default"),
-        [(name, "(default)" if name == chosen else "") for name in models],
+        [(name, "(default)" if mark else "") for name, mark in zip(models, marked, strict=True)],
         as_json=o.as_json,
-        records=[{"name": name, "default": name == chosen} for name in models],
+        records=[
+            {"name": name, "default": mark} for name, mark in zip(models, marked, strict=True)
+        ],
         empty="the server has no models; pull one first (ollama pull NAME)",
     )
 

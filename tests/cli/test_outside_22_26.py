@@ -79,3 +79,13 @@ def test_the_spinner_draws_ascii_at_a_terminal_whose_locale_is_not_utf8(
     assert b"waiting for the model" in shown, shown
     assert shown.isascii(), shown[:200]
     assert shown.rpartition(b"\r\x1b[K")[2] == b"echo: hi\n", shown[-200:]
+
+
+def test_list_models_marks_the_default_named_without_its_tag(ore_env) -> None:
+    """`llama3.2` is Ollama's `llama3.2:latest`: the default named so (by -m, ORE_MODEL or
+    the config file) is marked in the listing, as the turn would use it."""
+    listed = run_ore("--list-models", env={**ore_env, "ORE_MODEL": "llama3.2"})
+    assert listed.stdout == "llama3.2:latest\t(default)\nqwen2.5:0.5b\t\n", listed
+    run_ore("models", "default", "llama3.2", env=ore_env)
+    as_json = run_ore("--list-models", "--json", env=ore_env)
+    assert '{"name": "llama3.2:latest", "default": true}' in as_json.stdout, as_json
