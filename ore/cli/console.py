@@ -13,7 +13,8 @@ rich's tables, both given text already made visible) is the only escape that rea
 The answer itself is written byte-exact in a pipe, with --raw, a non-empty NO_COLOR or TERM=dumb,
 since it is what the user asked for.
 The model's reasoning is shown with `REASONING_PREFIX` on each line, so no line of it can pass
-for one of ORE's own (`Error: ...`), with or without colour.
+for one of ORE's own (`Error: ...`), with or without colour; at a terminal a reasoning line is
+broken before the terminal would wrap it, so no row of it starts without the prefix.
 
 Writing to stdout can fail (a closed stdout, a full disk, a reader that went away). One path
 handles it for every mode, listing and subcommand: `out` is the only writer of stdout,
@@ -29,6 +30,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,6 +46,7 @@ __all__ = [
     "OutputLost",
     "is_terminal",
     "json_indent",
+    "json_text",
     "lost_exit",
     "note",
     "out",
@@ -122,15 +125,60 @@ def reasoning(text: str, *, line_start: bool = False) -> bool:
     """A piece of the model's reasoning on stderr, as it arrives: control characters made
     visible (line breaks and tabs kept), `REASONING_PREFIX` before each line it starts (the
     first too when `line_start`), dimmed on a colour terminal, no line break added. Returns
-    whether what was written ends a line."""
+    whether what was written ends a line.
+
+    At a terminal a line is broken, prefix and all, before it fills the width: the terminal's
+    own wrap would start a row without the prefix, where `Error: ...` could pass for ORE's."""
+    global _reasoning_column
     text = visible(text, keep="\n\t")
+    limit = _reasoning_limit()
+    column = 0 if line_start else _reasoning_column
     pieces = []
-    for line in text.splitlines(keepends=True):
-        pieces.append(REASONING_PREFIX + line if line_start else line)
-        line_start = line.endswith("\n")
+    for char in text:
+        if line_start:
+            pieces.append(REASONING_PREFIX)
+            column, line_start = _PREFIX_CELLS, False
+        if char == "\n":
+            pieces.append(char)
+            column, line_start = 0, True
+            continue
+        cells = 8 - column % 8 if char == "\t" else _cells(char)
+        if limit is not None and column + cells > limit and column > _PREFIX_CELLS:
+            pieces.append("\n" + REASONING_PREFIX)
+            column = _PREFIX_CELLS
+        pieces.append(char)
+        column += cells
+    _reasoning_column = column
     shown = "".join(pieces)
     click.echo(click.style(shown, dim=True) if _color() else shown, err=True, nl=False)
     return line_start
+
+
+#: Where the reasoning's current line has reached on the terminal, across its pieces.
+_reasoning_column = 0
+_PREFIX_CELLS = len(REASONING_PREFIX)
+
+
+def _cells(char: str) -> int:
+    """Columns a visible character takes: wide (East Asian) two, combining and format
+    characters (zero-width joiner, marks) none."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _reasoning_limit() -> int | None:
+    """How many columns a reasoning row may take: one fewer than the terminal on stderr has
+    (`COLUMNS` if set, as for every table); None when stderr is no terminal or tells no width."""
+    if not is_terminal(sys.stderr):
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if not columns.isdigit():
+        try:
+            columns = str(os.get_terminal_size(sys.stderr.fileno()).columns)
+        except (OSError, ValueError, AttributeError):
+            return None
+    return max(int(columns), _PREFIX_CELLS + 2) - 1 if int(columns) > 0 else None
 
 
 def warn(message: str) -> None:
@@ -201,8 +249,14 @@ def print_json(data: Any, *, default: Any = None) -> None:
 
     :param default: `json.dumps`'s, for values JSON has no type for (`str` for dates).
     """
-    text = json.dumps(data, ensure_ascii=False, indent=json_indent(), default=default)
-    out(visible(text, keep="\n", as_json=True) if is_terminal(sys.stdout) else text)
+    out(json_text(json.dumps(data, ensure_ascii=False, indent=json_indent(), default=default)))
+
+
+def json_text(document: str) -> str:
+    """A JSON document (or JSON Lines) as stdout is to show it: at a terminal, the characters
+    `visible` escapes become JSON escapes (`\\u2028`), so it means the same and drives nothing;
+    in a pipe, exactly as written."""
+    return visible(document, keep="\n", as_json=True) if is_terminal(sys.stdout) else document
 
 
 def silence_stdout() -> None:

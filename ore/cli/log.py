@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .console import is_terminal, note, out, print_json, reported, visible, warn
+from .console import is_terminal, json_text, note, out, print_json, reported, visible, warn
 
 if TYPE_CHECKING:
     from ..log import LoggedTurn
@@ -158,7 +158,7 @@ def show(ref: str, as_json: bool, artifact: bool) -> None:
             from ..artifacts import V3, dumps_artifact, parse_artifact
 
             parsed = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
-            out(dumps_artifact(parsed, V3), nl=False)
+            out(json_text(dumps_artifact(parsed, V3)), nl=False)
             return
         try:
             data = json.loads(document)
@@ -287,7 +287,7 @@ def export() -> None:
 
     with reported():
         for document in artifacts():
-            out(document)
+            out(json_text(document))
 
 
 @log.command(name="on")

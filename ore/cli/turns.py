@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import OreError
-from .console import note, out, print_json, warn
+from .console import json_text, note, out, print_json, warn
 from .options import Options
 from .request import (
     context_of,
@@ -86,7 +86,7 @@ def run_and_show(
     if result.artifact is not None and o.artifact_out == "-":
         from ..artifacts import dumps_artifact
 
-        out(dumps_artifact(result.artifact, o.artifact_version), nl=False)
+        out(json_text(dumps_artifact(result.artifact, o.artifact_version)), nl=False)
     finish(result, display, not_kept)
     return result
 
