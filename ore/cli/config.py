@@ -124,7 +124,8 @@ def _check(key: str, value: str) -> None:
         try:
             parse_model_options([f"{name}={value}"])
         except OptionError as exc:
-            raise OptionError(f"{key}: {exc.message.removeprefix('-o ')}") from None
+            reason = exc.message.removeprefix(f"-o {name}={value}: ").removeprefix("-o ")
+            raise OptionError(f"{key}: {reason}") from None
 
 
 @config.command(name="path")

@@ -113,10 +113,10 @@ def _check_file_options(defaults: list[str], source: str) -> None:
         try:
             parse_model_options([default])
         except OptionError as exc:
-            key, _, value = default.partition("=")
-            reason = exc.message.removeprefix("-o ")
+            key = default.partition("=")[0]
+            reason = exc.message.removeprefix(f"-o {default}: ").removeprefix("-o ")
             raise ConfigError(
-                f"config file {source}: options.{key} = {value!r}: {reason}; fix it "
+                f"config file {source}: options.{key}: {reason}; fix it "
                 "(ore config edit) or run with --no-config",
                 path=source,
             ) from None
