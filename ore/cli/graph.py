@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import click
 
+from ..graph.ops import ARG_MIN
 from .console import out, reported
 from .graph_common import answer as _answer
 from .graph_common import common as _common
@@ -178,7 +179,7 @@ def search(query: str, by_file: bool, root: str, as_json: bool, limit: int) -> N
 @click.option("--line", "lines", type=int, multiple=True, required=True, help="1-based; repeat.")
 @click.option(
     "--window",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=ARG_MIN["window"]),
     default=5,
     show_default=True,
     help="Lines of context on each side.",

@@ -12,21 +12,22 @@ from collections.abc import Sequence
 
 import click
 
+from ..graph.ops import ARG_CHOICES, ARG_MIN
 from .console import reported
 from .graph_common import answer, common, read_snippet, show
 
 __all__ = ["JUDGMENT_COMMANDS", "search_by_file"]
 
-# The graph's own choices (tests/graph/test_graph_cli_judgment.py holds them equal, and
-# tests/mcp/test_mcp_table.py the op table's), spelled out here so that `--help` and usage
-# errors need no import of the graph.
+# The choices are the op table's, which the MCP tools offer too (a light import: `--help` and
+# usage errors load no graph); tests/graph/test_graph_cli_judgment.py holds them equal to the
+# graph's own. `--kind` is the command line's alone.
 KINDS = ("exact", "renamed", "structural")
-MODES = ("name", "signature", "shape")
-TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
-CRITERIA = ("all", "naming", "structure", "imports")
-LEVELS = ("lean", "standard", "deep", "max")
-SORTS = ("rank", "size", "path")
-LANGUAGES = ("python", "javascript", "typescript", "tsx", "go", "rust")
+MODES = ARG_CHOICES["mode"]
+TOPICS = ARG_CHOICES["topic"]
+CRITERIA = ARG_CHOICES["criteria"]
+LEVELS = ARG_CHOICES["level"]
+SORTS = ARG_CHOICES["sort"]
+LANGUAGES = ARG_CHOICES["language"]
 
 _CONTEXT_HELP = (
     "Rank tests, examples and docs as equals of library code (by default they come after it, "
@@ -48,7 +49,7 @@ def _name_of(source: str) -> str:
 @click.option("--snippet", metavar="FILE|-", help=_SNIPPET_HELP)
 @click.option(
     "--min-lines",
-    type=click.IntRange(min=2),
+    type=click.IntRange(min=ARG_MIN["min_lines"]),
     default=None,
     help="Clones spanning at least this many lines.  [default: 5]",
 )
