@@ -96,5 +96,23 @@ def serve(root: str | os.PathLike[str]) -> None:
 
     try:
         anyio.run(main)
+    except BaseExceptionGroup as group:
+        # A client that went away without closing our stdin first (it crashed, or closed its
+        # end of our stdout) is the end of the session, as stdin's end is: no traceback.
+        _gone, rest = group.split(BrokenPipeError)
+        if rest is not None:
+            raise rest from None
+        _quiet_stdout()
+    except BrokenPipeError:
+        _quiet_stdout()
     finally:
         warm.close()  # the cache of the last edit is on disk before the process ends
+
+
+def _quiet_stdout() -> None:
+    """stdout's reader is gone: point it at /dev/null so flushing at exit raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+    finally:
+        os.close(devnull)
