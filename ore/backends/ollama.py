@@ -303,10 +303,12 @@ def _classify(
                 available=installed,
             )
         if exc.status_code == 404:  # no Ollama route there: likely an OpenAI-style server
+            base = address.rstrip("/")
+            base = base if base.endswith("/v1") else f"{base}/v1"  # an OpenAI base URL already
             return ServerUnreachable(
                 f"{server} answered HTTP 404 ({detail}) where Ollama's API should be; if an "
                 "OpenAI-compatible server runs there (llama-server, vLLM, LM Studio), use "
-                f"--backend openai --base-url {address.rstrip('/')}/v1",
+                f"--backend openai --base-url {base}",
                 address=address,
             )
         if exc.status_code == 400 and is_context_overflow(detail):

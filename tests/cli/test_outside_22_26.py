@@ -89,3 +89,17 @@ def test_list_models_marks_the_default_named_without_its_tag(ore_env) -> None:
     run_ore("models", "default", "llama3.2", env=ore_env)
     as_json = run_ore("--list-models", "--json", env=ore_env)
     assert '{"name": "llama3.2:latest", "default": true}' in as_json.stdout, as_json
+
+
+def test_an_ollama_address_ending_in_v1_is_not_told_to_add_another(ore_env) -> None:
+    """OLLAMA_HOST set to an OpenAI-style base URL (…/v1) is the likely mistake: the hint
+    names that very URL with --backend openai, never `…/v1/v1`."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(models=["llama3.2"]) as server:
+        base = server.url.rstrip("/")
+        base = base if base.endswith("/v1") else f"{base}/v1"
+        result = run_ore("-m", "llama3.2", "hi", env={**ore_env, "OLLAMA_HOST": base})
+    line = one_line_error(result)
+    assert result.returncode == 1 and f"--backend openai --base-url {base}" in line, line
+    assert "/v1/v1" not in line, line
