@@ -197,6 +197,15 @@ def _signature(g: CodeGraph, args: Mapping[str, str]) -> str:
     return f"{s.text}\n({s.tokens} of {s.max_tokens} tokens, level {s.level})"
 
 
+def _given(args: Mapping[str, str], *keys: str) -> str:
+    """The first of `keys` given, even empty: the graph says what is wrong with an empty one
+    (`ore graph symbol ""` answers, as it always has)."""
+    for key in keys:
+        if key in args:
+            return args[key]
+    raise GraphError(f"this op needs '{keys[0]}=...'")
+
+
 def _flag(args: Mapping[str, str], key: str) -> bool:
     raw = args.get(key, "").casefold()
     if raw in ("", "false", "no", "0"):
@@ -452,7 +461,7 @@ def _answer_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
     description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
     if snippet is not None:
         snippet = one_snippet(snippet, name=args.get("snippet_name", ""))[0]
-    elif not description.strip():
+    elif "description" not in args:
         raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
     return g.place(
         description,
@@ -463,8 +472,8 @@ def _answer_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
 
 
 def _answer_context(g: CodeGraph, args: Mapping[str, str]) -> Any:
-    file = _need(args, "file")
-    raw = _need(args, "line", "lines")
+    file = _given(args, "file")
+    raw = _given(args, "line", "lines")
     try:
         lines = [int(x) for x in raw.replace(",", " ").split()]
     except ValueError:
@@ -473,13 +482,13 @@ def _answer_context(g: CodeGraph, args: Mapping[str, str]) -> Any:
 
 
 def _answer_search(g: CodeGraph, args: Mapping[str, str]) -> Any:
-    query, limit = _need(args, "query"), _int(args, "limit", 50)
+    query, limit = _given(args, "query"), _int(args, "limit", 50)
     return g.search_by_file(query, limit) if _flag(args, "by_file") else g.search(query, limit)
 
 
 def _answer_neighbors(direction: str) -> _Answer:
     def answer(g: CodeGraph, args: Mapping[str, str]) -> Any:
-        rows = getattr(g, direction)(_need(args, "file"), _int(args, "depth", 1))
+        rows = getattr(g, direction)(_given(args, "file"), _int(args, "depth", 1))
         return rows[: _int(args, "limit", 50)]
 
     return answer
@@ -547,7 +556,7 @@ OPS: Mapping[str, Op] = dict(
             _symbol,
             "name",
             "limit",
-            answer=lambda g, a: g.symbol(_need(a, "name"), _int(a, "limit", 20)),
+            answer=lambda g, a: g.symbol(_given(a, "name"), _int(a, "limit", 20)),
             about="Where a name is defined (function, class, method, variable): file, lines, "
             "signature; exact matches first, then close ones (exact=false)." + _SAFE,
             required=("name",),
@@ -606,7 +615,7 @@ OPS: Mapping[str, Op] = dict(
             "to",
             "a",
             "b",
-            answer=lambda g, a: g.path(_need(a, "from", "a"), _need(a, "to", "b")),
+            answer=lambda g, a: g.path(_given(a, "from", "a"), _given(a, "to", "b")),
             about="The shortest chain of dependency edges from one file to another (null when "
             "there is none): how a file comes to depend on another." + _SAFE,
             required=("from", "to"),

@@ -3,7 +3,7 @@ tool and the MCP tools, so they cannot drift.
 
 Two checks. Every `ore graph` subcommand with `--json` answers through its OPS entry (the
 answer replaced in the table shows up in the CLI's output). And the `--json` bytes of every
-subcommand, for 70 argument combinations on a frozen fixture tree (one_table_tree.json), are the
+subcommand, for 77 argument combinations on a frozen fixture tree (one_table_tree.json), are the
 graph's answer as the command gave it before it moved onto the table (`COMMANDS`: the graph's
 methods called as the command called them), and the bytes captured before the move
 (one_table_golden.json: a SHA-256 and a length per command line) wherever the graph's answer has
@@ -190,6 +190,14 @@ COMMANDS: dict[str, _Ref] = {
     "files --sort path --limit 4": lambda g, s: g.list_files(sort="path", limit=4),
     "files --language go": lambda g, s: g.list_files(language="go"),
     "files --language rust": lambda g, s: g.list_files(language="rust"),
+    # Empty words reach the graph, which answers or says what is wrong, as it always has.
+    "symbol ''": lambda g, s: g.symbol("", 20),
+    "search ''": lambda g, s: g.search("", 50),
+    "dependents ''": lambda g, s: g.dependents("", 1),
+    "similar ''": lambda g, s: g.similar("", limit=10),
+    "place ''": lambda g, s: g.place("", limit=5),
+    "duplicates --snippet {snip}/empty.py": _dup_of("empty.py"),
+    "consistent --snippet {snip}/empty.py": _consistent("empty.py"),
 }
 
 
