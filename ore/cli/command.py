@@ -25,6 +25,7 @@ from .console import (
     lost_exit,
     output_lost,
     reported,
+    usage_error,
 )
 from .help import CONTEXT_SETTINGS, SectionedCommand, help_args
 from .options import Options, check_conflicts, check_values, in_one_voice, optional_values
@@ -385,8 +386,7 @@ def _dispatch(args: list[str]) -> int:
             args = help_args(args[1:], SUBCOMMANDS)
         except click.UsageError as exc:
             exc.ctx = cli.make_context("ore", ["--help"], resilient_parsing=True)
-            exc.show()
-            return exc.exit_code
+            return usage_error(exc)
     if args[:1] and args[0] in SUBCOMMANDS:
         name = args[0]
         module = importlib.import_module(f"{__package__}.{name}")
@@ -397,8 +397,7 @@ def _dispatch(args: list[str]) -> int:
         code = command.main(args, prog_name=prog, standalone_mode=False)
     except click.ClickException as exc:  # every usage mistake, in one voice (exit 2)
         in_one_voice(exc, args)
-        exc.show()
-        return exc.exit_code
+        return usage_error(exc)
     except click.exceptions.Abort:  # Ctrl-C or end of input outside a turn
         sys.stderr.write("\n")
         return EXIT_INTERRUPTED

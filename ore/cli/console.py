@@ -56,6 +56,7 @@ __all__ = [
     "report",
     "reported",
     "silence_stdout",
+    "usage_error",
     "visible",
     "warn",
 ]
@@ -193,6 +194,14 @@ def _clear_progress() -> None:
     progress = sys.modules.get(f"{__package__}.progress")
     if progress is not None:
         progress.clear_line()
+
+
+def usage_error(exc: click.ClickException) -> int:
+    """Show a usage mistake in click's shape (`Usage: ...`, then `Error: ...`), its text made
+    `visible` (it may quote an artifact, a schema or an argument), and return its exit code."""
+    exc.message = visible(exc.message)
+    exc.show()
+    return exc.exit_code
 
 
 def report(exc: OreError) -> None:

@@ -197,3 +197,24 @@ def test_model_names_and_file_names_at_a_terminal_are_neutral(fake_ollama, ore_e
     ):
         shown = run_in_pty(args, env)
         assert driving(shown) == [], (args, shown)
+
+
+# -- usage errors quoting outside text -------------------------------------------------------------
+
+
+@pytest.mark.invariant
+def test_a_usage_error_quoting_an_artifact_never_drives_the_terminal(
+    fake_ollama, ore_env, tmp_path: Path
+) -> None:
+    # An artifact's option names are checked as -o's are: the usage error (exit 2) quotes the
+    # file's text, and passes the boundary as every other line on stderr.
+    made = run_ore("--no-stdin", "--artifact-out", "-", "q", env=ore_env)
+    artifact = json.loads(made.stdout)
+    artifact["input"]["options"] = {"te\x1b]0;t\x07\x85\u202e": 1}
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(artifact))
+    shown = run_in_pty(["--artifact-in", str(path)], terminal_env(ore_env, NO_COLOR="1"))
+    assert driving(shown) == [], shown
+    assert b"te\\x1b]0;t\\x07" in shown and b"\\u202e" in shown  # U+0085 is folded to a space
+    piped = run_ore("--artifact-in", str(path), env=ore_env)
+    assert piped.returncode == 2 and "\x1b" not in piped.stderr, piped.stderr
