@@ -6,6 +6,12 @@ code lines once identifiers and literals are normalised); structural clones are 
 whose syntax trees have the same shape without being renamed copies. A group is kept when it
 spans at least `min_lines` lines and `min_tokens` tokens.
 
+So that a long clone is one answer, not a flood of its windows (`_unflooded`): groups of one
+kind over the same files whose places overlap pairwise are merged into one group of the union
+spans, and a group whose every place lies inside a distinct place of a larger group is dropped.
+Groups with a place in library code come before groups found only in tests, examples and docs
+(`index.kinds.is_context`): context repeats itself by design.
+
 A snippet (`match_snippet`) is compared with every function (and, outside functions, the file) of
 its language: the candidates sharing a non-trivial line, and the functions of the same shape.
 The score compares renamed lines: `2M / (len(snippet) + len(unit))`, `M` the lines matched in
@@ -16,12 +22,15 @@ structural match (same function shape) scores at least 0.8; matches under 0.5 ar
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from collections import defaultdict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
+from ..index.kinds import is_context
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from .memo import remembered
 from .runs import LineEnds, line_groups
@@ -44,6 +53,7 @@ _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
+_UNFLOODED = 2  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
@@ -79,10 +89,14 @@ def find_clones(
         if "structural" in wanted:
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
-        return groups
+        kept = _unflooded(groups)
+        kept.sort(
+            key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_largest_first(c))
+        )
+        return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
-    params = (min_lines, min_tokens, wanted)
+    params = (min_lines, min_tokens, wanted, _UNFLOODED)
     return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
 
 
@@ -103,6 +117,97 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
     first = c.occurrences[0]
     return (-c.lines, -c.tokens, _KIND_ORDER[c.kind], first.path, first.start)
+
+
+def _unflooded(groups: list[CloneGroup]) -> list[CloneGroup]:
+    """`groups` (largest first) with overlapping windows of one region merged and groups nested
+    in a larger one dropped; largest first."""
+    merged = sorted(_merged(groups), key=_largest_first)
+    starts: dict[str, list[tuple[int, int, int]]] = defaultdict(list)  # start, end, group
+    longest: dict[str, int] = defaultdict(int)
+    kept: list[CloneGroup] = []
+    for group in merged:
+        if not _nested(group, kept, starts, longest):
+            for o in group.occurrences:
+                insort(starts[o.path], (o.start, o.end, len(kept)))
+                longest[o.path] = max(longest[o.path], o.end - o.start)
+            kept.append(group)
+    return kept
+
+
+def _nested(
+    group: CloneGroup,
+    kept: list[CloneGroup],
+    starts: dict[str, list[tuple[int, int, int]]],
+    longest: dict[str, int],
+) -> bool:
+    """Whether every place of `group` lies inside a distinct place of one group kept before."""
+    first = group.occurrences[0]
+    here = starts.get(first.path, [])
+    reach = first.start - longest.get(first.path, 0)
+    k = bisect_right(here, (first.start, 1 << 62, 1 << 62))
+    seen: set[int] = set()
+    while k > 0 and here[k - 1][0] >= reach:
+        k -= 1
+        _start, end, n = here[k]
+        if end < first.end or n in seen:
+            continue
+        seen.add(n)
+        outer = kept[n].occurrences
+        inside = {
+            next(
+                (
+                    j
+                    for j, b in enumerate(outer)
+                    if b.path == o.path and b.start <= o.start and b.end >= o.end
+                ),
+                -1,
+            )
+            for o in group.occurrences
+        }
+        if -1 not in inside and len(inside) == len(group.occurrences):
+            return True
+    return False
+
+
+def _merged(groups: list[CloneGroup]) -> list[CloneGroup]:
+    """Groups over the same files whose places overlap or touch pairwise (windows of one region
+    that grew apart, an exact run beside a renamed one) as one group of the union spans, its
+    tokens the most of any; renamed when exact and renamed runs join. Structural groups (whole
+    functions) join only each other."""
+    buckets: dict[tuple[str, tuple[str, ...]], list[CloneGroup]] = defaultdict(list)
+    for c in groups:
+        lines = "structural" if c.kind == "structural" else "lines"
+        buckets[lines, tuple(o.path for o in c.occurrences)].append(c)
+    out: list[CloneGroup] = []
+    for members in buckets.values():
+        members.sort(key=lambda c: tuple(o.start for o in c.occurrences))
+        current = members[0]
+        for c in members[1:]:
+            joined = _join(current, c)
+            if joined is None:
+                out.append(current)
+                current = c
+            else:
+                current = joined
+        out.append(current)
+    return out
+
+
+def _join(one: CloneGroup, two: CloneGroup) -> CloneGroup | None:
+    """One group of both when each place of `two` overlaps the same place of `one` and the
+    union places stay apart in each file; else None."""
+    places = []
+    for a, b in zip(one.occurrences, two.occurrences, strict=True):
+        if b.start > a.end + 1 or a.start > b.end + 1:
+            return None
+        places.append(Occurrence(a.path, min(a.start, b.start), max(a.end, b.end)))
+    for a, b in pairwise(places):
+        if a.path == b.path and b.start <= a.end:
+            return None  # periodic code: the union places would overlap each other
+    lines = max(o.end - o.start + 1 for o in places)
+    kind = one.kind if one.kind == two.kind else "renamed"  # an exact run next to a renamed one
+    return CloneGroup(kind, lines, max(one.tokens, two.tokens), tuple(places))
 
 
 def _structural(
