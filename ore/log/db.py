@@ -148,8 +148,8 @@ def failure(path: Path, exc: BaseException) -> LogError:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return LogError(
-            f"the turn log {path} stayed locked by another ore for {BUSY_SECONDS:.0f} s; "
-            "this turn is not logged"
+            f"the turn log {path} stayed locked by another process for {BUSY_SECONDS:.0f} s; "
+            "try again when it is done"
         )
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return LogError(

@@ -232,7 +232,7 @@ def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum:
 def remove(refs: Sequence[int], *, path: Path | None = None) -> list[int]:
     """Delete turns by id (or -N); the ids deleted. `LogError` for one not in the log (nothing
     is deleted then)."""
-    ids = [find(ref, path=path)[0].id for ref in refs]
+    ids = list(dict.fromkeys(find(ref, path=path)[0].id for ref in refs))  # each id once
     marks = ", ".join("?" for _ in ids)
     _delete(f"id IN ({marks})", ids, path, vacuum=False)
     return ids

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -98,3 +99,40 @@ def test_continue_from_a_one_shot_never_joins_a_session_of_the_same_name(
     ok(ore("--continue", "follow up", env=ore_env))
     mine = ok(ore("session", "show", "log-2", env=ore_env)).stdout
     assert "follow up" not in mine and "unrelated" not in mine
+
+
+def test_rm_names_each_turn_once(fake_ollama, ore_env) -> None:
+    ok(ore("only turn", env=ore_env))
+    assert (
+        ok(ore("log", "rm", "1", "-1", "1", env=ore_env)).stderr == "deleted turn 1 from the log\n"
+    )
+
+
+def test_rm_on_a_log_held_locked_says_so_and_not_that_a_turn_went_unlogged(
+    fake_ollama, ore_env
+) -> None:
+    ok(ore("a turn", env=ore_env))
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(30)",
+            str(Path(ore_env["ORE_HOME"]) / "log.db"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        result = ore("log", "rm", "1", env=ore_env)
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert line.startswith("Error: ") and "locked" in line and "turn is not logged" not in line
+    assert "a turn" in ok(ore("log", "list", env=ore_env)).stdout  # nothing deleted
