@@ -149,11 +149,31 @@ def call_tool(warm: WarmGraph, name: str, given: Any) -> Reply:
         args = arguments(spec, given)
         answer = spec.op.data
         data = None if answer is None else answer(warm.graph(), args)
+        reply = fitted(data)
+        if reply.error and "window" in args and answer is not None:
+            reply = _narrowed(warm, answer, args)
     except GraphError as exc:
         return Reply(str(exc), error=True)
     except (OSError, ValueError, RecursionError) as exc:  # a file gone mid-answer, bad input
         return Reply(f"{name} failed: {type(exc).__name__}: {exc}", error=True)
-    return fitted(data)
+    return reply
+
+
+def _narrowed(warm: WarmGraph, answer: Any, args: dict[str, str]) -> Reply:
+    """A context window too wide for one result, halved until it fits: the code around the
+    line the agent asked for, with a note, rather than no code at all."""
+    asked = window = int(args["window"])
+    reply = Reply(f"the result is over {MAX_RESULT_CHARS} characters; narrow the query", error=True)
+    while reply.error and window > 0:
+        window //= 2
+        reply = fitted(answer(warm.graph(), {**args, "window": str(window)}))
+    if reply.error:
+        return reply
+    note = (
+        f"truncated: window {window} of the {asked} asked "
+        f"(the result would pass {MAX_RESULT_CHARS} characters)"
+    )
+    return Reply(reply.text, reply.data, note=note)
 
 
 def _text(data: Any) -> str:

@@ -164,3 +164,23 @@ def test_every_tool_on_an_empty_folder_is_an_answer_or_one_line(tmp_path: Path) 
         if is_error:
             assert "\n" not in text, (name, text)
     assert sorted(os.listdir(root)) == []  # nothing written in the served folder
+
+
+def test_a_context_window_too_wide_is_cut_around_the_line_with_a_note(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "big.py").write_text(
+        "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(20_000))
+    )
+
+    async def body(session: ClientSession) -> Any:
+        args = {"file": "big.py", "line": 30_001, "window": 1_000_000}
+        return await session.call_tool("get_context", args)
+
+    result = _serve(root, tmp_path / "home", body)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    assert "truncated" in result.structured_content["note"]
+    (chunk,) = result.structured_content["result"]["chunks"]
+    assert chunk["start"] < 30_001 < chunk["end"]
+    assert "def f10000(x):" in chunk["text"]
