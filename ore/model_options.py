@@ -23,16 +23,18 @@ __all__ = [
     "unknown_option",
 ]
 
+#: The largest whole number Ollama reads (Go's 64-bit int): past it the server fails to parse.
+_INT64 = 2**63 - 1
 #: The model options ORE knows (Ollama's names), as (type, lowest, highest); None is unbounded.
 #: `stop` is a string and may be given more than once.
 MODEL_OPTIONS: dict[str, tuple[type, float | None, float | None]] = {
     "temperature": (float, 0.0, 2.0),
     "top_p": (float, 0.0, 1.0),
-    "top_k": (int, 0, None),
+    "top_k": (int, 0, _INT64),
     "min_p": (float, 0.0, 1.0),
-    "seed": (int, -(2**63), 2**63 - 1),
-    "num_ctx": (int, 1, None),
-    "num_predict": (int, -2, None),
+    "seed": (int, -_INT64 - 1, _INT64),
+    "num_ctx": (int, 1, _INT64),
+    "num_predict": (int, -2, _INT64),
     "stop": (str, None, None),
     "repeat_penalty": (float, 0.0, None),
     "presence_penalty": (float, -2.0, 2.0),
@@ -104,12 +106,17 @@ def check_model_option(key: str, number: object, shown: str) -> int | float:
         if not math.isfinite(number):
             raise OptionError(f"{shown}: {key} must be {what}")
     if (low is not None and number < low) or (high is not None and number > high):
-        if low is not None and high is not None:
-            span = f"between {low:g} and {high:g}"
+        shown_low, shown_high = (
+            f"{v:g}" if kind is float and v is not None else f"{v}" for v in (low, high)
+        )
+        if high == _INT64 and low is not None and key != "seed":  # name the bound passed
+            span = f"at least {shown_low}" if number < low else f"at most {shown_high}"
+        elif low is not None and high is not None:
+            span = f"between {shown_low} and {shown_high}"
         elif low is not None:
-            span = f"at least {low:g}"
+            span = f"at least {shown_low}"
         else:
-            span = f"at most {high:g}"
+            span = f"at most {shown_high}"
         raise OptionError(f"{shown}: {key} must be {what} {span}")
     if key == "num_predict" and number == 0:
         raise OptionError(

@@ -103,3 +103,12 @@ def test_an_ollama_address_ending_in_v1_is_not_told_to_add_another(ore_env) -> N
     line = one_line_error(result)
     assert result.returncode == 1 and f"--backend openai --base-url {base}" in line, line
     assert "/v1/v1" not in line, line
+
+
+@pytest.mark.parametrize("key", ["num_predict", "num_ctx", "top_k", "seed"])
+def test_a_whole_number_option_past_a_64_bit_integer_is_a_usage_mistake(ore_env, key) -> None:
+    """Ollama reads these into Go's 64-bit int: a larger number is refused by -o (exit 2,
+    the range in whole numbers) rather than sent for the server to fail on."""
+    result = run_ore("-o", f"{key}=99999999999999999999", "--dry-run", "hi", env=ore_env)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "9223372036854775807" in result.stderr and "e+18" not in result.stderr, result.stderr
