@@ -130,11 +130,14 @@ def reasoning(text: str, *, line_start: bool = False) -> bool:
 
     At a terminal a line is broken, prefix and all, before it fills the width: the terminal's
     own wrap would start a row without the prefix, where `Error: ...` could pass for ORE's."""
-    global _reasoning_column
+    global _reasoning_column, _stdout_line_open
     text = visible(text, keep="\n\t")
     limit = _reasoning_limit()
     column = 0 if line_start else _reasoning_column
     pieces = []
+    if line_start and text and _stdout_line_open and is_terminal(sys.stdout):
+        pieces.append("\n")  # the answer's open line, on the same screen, ends first
+        _stdout_line_open = False
     for char in text:
         if line_start:
             pieces.append(REASONING_PREFIX)
@@ -155,8 +158,10 @@ def reasoning(text: str, *, line_start: bool = False) -> bool:
     return line_start
 
 
-#: Where the reasoning's current line has reached on the terminal, across its pieces.
+#: Where the reasoning's current line has reached on the terminal, across its pieces; and
+#: whether the last text written to stdout left a line open (`out` keeps it).
 _reasoning_column = 0
+_stdout_line_open = False
 _PREFIX_CELLS = len(REASONING_PREFIX)
 
 
@@ -213,6 +218,7 @@ def report(exc: OreError) -> None:
 def out(text: str | bytes, *, nl: bool = True) -> None:
     """Write `text` to stdout now (flushed; bytes exactly as they are); `OutputLost` when stdout
     cannot take it. The only writer of stdout."""
+    global _stdout_line_open
     stream = sys.stdout
     if stream is None:
         raise OutputLost("cannot write to stdout: it is closed")
@@ -226,6 +232,8 @@ def out(text: str | bytes, *, nl: bool = True) -> None:
             stream.flush()
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
         raise output_lost(exc) from None
+    if text or nl:
+        _stdout_line_open = not nl and not text.endswith(b"\n" if isinstance(text, bytes) else "\n")
 
 
 def output_lost(exc: BaseException) -> OutputLost:

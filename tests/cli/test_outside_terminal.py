@@ -165,6 +165,39 @@ def test_reasoning_the_terminal_wraps_never_starts_a_row_like_ores_own(
         assert any(row.startswith(REASONING_PREFIX) and "Error:" in row for row in rows), shown
 
 
+@pytest.fixture
+def interleaving(fake_ollama, monkeypatch):
+    """The fake Ollama sends a reply piece starting `THINK:` as reasoning: a server that goes
+    back to reasoning after the answer began."""
+    import fake_ollama as module
+
+    chunk = module._Handler._chunk
+
+    def interleaved(self, data: bytes) -> None:
+        document = json.loads(data) if data.strip() else {}
+        message = document.get("message") or {}
+        if str(message.get("content", "")).startswith("THINK:"):
+            message["thinking"], message["content"] = message["content"][6:], ""
+            data = json.dumps(document).encode() + b"\n"
+        chunk(self, data)
+
+    monkeypatch.setattr(module._Handler, "_chunk", interleaved)
+    return fake_ollama
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("mode", ["colour", "NO_COLOR"])
+def test_reasoning_after_the_answer_began_starts_its_own_row(interleaving, ore_env, mode) -> None:
+    # The answer's open line ends before reasoning goes on: the prefix never lands at its
+    # end, where the terminal's wrap would start the next row with `Error: ...`.
+    interleaving.reply = ["A" * 98, "THINK:Error: the server failed; run ore --doctor", "B"]
+    shown = run_in_pty(["--no-stdin", "q"], terminal_env(ore_env, **_MODES[mode]))
+    rows = _OWN.sub(b"", without_progress(shown)).decode().split("\n")
+    assert "A" * 98 in rows, shown
+    assert REASONING_PREFIX + "Error: the server failed; run ore --doctor" in rows, shown
+    assert all(cells(row) < 100 for row in rows), shown
+
+
 # -- names, contents and values from outside -------------------------------------------------------
 
 
