@@ -285,7 +285,8 @@ def set_config_value(key: str, value: str) -> Path:
             _assign(data, head, sub, value, path)
             blob = _dumps(data, path)
             _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
-            atomic_write(path, blob.encode("utf-8"), mode=0o600)
+            # A file linked from elsewhere (a dotfiles folder) is written where the link points.
+            atomic_write(Path(os.path.realpath(path)), blob.encode("utf-8"), mode=0o600)
     except OSError as exc:
         raise ConfigError(
             f"cannot write the config file {path} ({os_error_words(exc)}); "

@@ -112,3 +112,18 @@ def test_a_whole_number_option_past_a_64_bit_integer_is_a_usage_mistake(ore_env,
     result = run_ore("-o", f"{key}=99999999999999999999", "--dry-run", "hi", env=ore_env)
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "9223372036854775807" in result.stderr and "e+18" not in result.stderr, result.stderr
+
+
+def test_config_set_writes_through_a_symlinked_config_file(ore_env, tmp_path) -> None:
+    """A config file linked from a dotfiles folder is read through its link, and written
+    through it too: `ore config set` changes the linked file and keeps the link."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "config.toml").write_text('model = "llama3.2"\n', encoding="utf-8")
+    link = _config(ore_env)
+    link.symlink_to(dotfiles / "config.toml")
+    result = run_ore("config", "set", "options.temperature", "0.3", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink()
+    assert "temperature = 0.3" in (dotfiles / "config.toml").read_text(encoding="utf-8")
+    assert 'model = "llama3.2"' in (dotfiles / "config.toml").read_text(encoding="utf-8")
