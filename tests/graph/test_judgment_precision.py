@@ -436,9 +436,9 @@ def test_shapes_are_computed_once_per_file_content(
     shaped: list[str] = []
     real = shapecache.make_shape
 
-    def counting(path: str, language: str, data: bytes) -> object:
+    def counting(path: str, language: str, data: bytes, *, lean: bool = False) -> object:
         shaped.append(path)
-        return real(path, language, data)
+        return real(path, language, data, lean=lean)
 
     monkeypatch.setattr(shapecache, "make_shape", counting)
     g = open_graph(root, jobs=1)
@@ -451,6 +451,35 @@ def test_shapes_are_computed_once_per_file_content(
     g = open_graph(root, jobs=1)
     assert set(shapecache.load_shapes(g, g.files)) == {"a/merge.py", "b/merge.py", "c/merge.py"}
     assert len(shaped) == 1
+
+
+def test_clone_detection_shapes_lean_and_a_full_shape_serves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clones need no facts nor node-kind profiles: a lean shape is computed for them, made full
+    when a query that reads facts comes, and a full shape serves clone detection as it is."""
+    from ore.graph.judgment import shapecache
+
+    root = tmp_path / "lean"
+    root.mkdir()
+    (root / "merge.py").write_text(MERGE)
+    shaped: list[bool] = []
+    real = shapecache.make_shape
+
+    def counting(path: str, language: str, data: bytes, *, lean: bool = False) -> object:
+        shaped.append(lean)
+        return real(path, language, data, lean=lean)
+
+    monkeypatch.setattr(shapecache, "make_shape", counting)
+    g = open_graph(root, jobs=1)
+    lean = shapecache.load_shapes(g, g.files, lean=True)["merge.py"]
+    assert shaped == [True] and not lean.full and lean.facts == ()
+    assert all(fn.profile == () for fn in lean.functions)
+    full = shapecache.load_shapes(g, g.files)["merge.py"]
+    assert shaped == [True, False] and full.full and full.numbers == lean.numbers
+    assert [fn.shape for fn in full.functions] == [fn.shape for fn in lean.functions]
+    assert shapecache.load_shapes(g, g.files, lean=True)["merge.py"] is full
+    assert shaped == [True, False]
 
 
 def test_code_lines_keep_their_numbers_after_a_block_comment() -> None:

@@ -78,7 +78,7 @@ def find_clones(
     wanted = tuple(k for k in KINDS if k in kinds)
 
     def compute() -> list[CloneGroup]:
-        shapes = load_shapes(g, selected)
+        shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
         groups: list[CloneGroup] = []
         files = sorted(shapes)
         if "exact" in wanted:
@@ -251,7 +251,7 @@ def match_snippet(
         if family(g.index.files[p].language) == fam
     ]
     need_files(g, candidates, "a snippet comparison")
-    shapes = load_shapes(g, candidates)
+    shapes = load_shapes(g, candidates, lean=True)
     s_renamed, s_exact = list(snip.renamed), list(snip.exact)
     seeds = {r for r, t in zip(snip.renamed, snip.tokens, strict=True) if t >= _TRIVIAL_TOKENS}
     snippet_shapes = {fn.shape for fn in snip.functions if fn.shape}

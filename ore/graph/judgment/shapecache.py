@@ -30,15 +30,16 @@ if TYPE_CHECKING:
 __all__ = ["DEFERRED", "SHAPES_MAGIC", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
-SHAPES_MAGIC = b"ore-graph-shapes 8\n"
+SHAPES_MAGIC = b"ore-graph-shapes 9\n"
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 #: Per root, who writes the shapes file instead of `load_shapes` itself: a long-lived process
 #: hands the write to a thread of its own, so a query after an edit does not wait for the disk.
 DEFERRED: dict[Path, Callable[[Callable[[], None]], None]] = {}
 
 
-def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
-    """The shapes of indexed files: from memory, then the disk cache, then the files."""
+def load_shapes(g: GraphView, paths: Sequence[str], *, lean: bool = False) -> dict[str, FileShape]:
+    """The shapes of indexed files: from memory, then the disk cache, then the files. `lean`:
+    shapes without facts and profiles will do (clone detection); a full one serves either."""
     known = _MEMO.get(g.root)
     if known is None:
         known = _MEMO[g.root] = _read(g.root)
@@ -50,11 +51,11 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
     for path in paths:
         record = g.index.files[path]
         hit = known.get(path)
-        if hit is not None and hit[0] == record.digest:
+        if hit is not None and hit[0] == record.digest and (lean or hit[1].full):
             out[path] = hit[1]
             continue
         if by_content is None:  # a copied, moved or renamed file: its content is shaped once
-            by_content = {(d, sh.language): sh for d, sh in known.values()}
+            by_content = {(d, sh.language): sh for d, sh in known.values() if lean or sh.full}
         key = (record.digest, record.language)
         same = by_content.get(key)
         if same is not None:
@@ -65,7 +66,7 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
         else:
             first[key] = path
             copies[path] = []
-            work.append((path, record.language, None))
+            work.append((path, record.language, _LEAN if lean else None))
     if work:  # computed on every core, as the index is parsed
         work.sort(key=lambda item: -g.index.files[item[0]].size)
         for (path, _lang, _known), shape in zip(
@@ -88,11 +89,15 @@ def load_shapes(g: GraphView, paths: Sequence[str]) -> dict[str, FileShape]:
     return out
 
 
-def _shape_task(root: str, path: str, language: str, _known: str | None) -> FileShape | None:
+#: The pool's per-file `known` argument carries whether a lean shape will do.
+_LEAN = "lean"
+
+
+def _shape_task(root: str, path: str, language: str, known: str | None) -> FileShape | None:
     data = read_source(root, path, limit=MAX_BYTES)
     if data is None or len(data) > MAX_BYTES:
         return None
-    return make_shape(path, language, data)
+    return make_shape(path, language, data, lean=known == _LEAN)
 
 
 def _encode(shape: FileShape | None) -> tuple[str, tuple[object, ...]] | None:

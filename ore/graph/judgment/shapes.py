@@ -131,7 +131,9 @@ class Function(NamedTuple):
 class FileShape:
     """A file's code lines as parallel tuples (line number, exact key, renamed key, tokens),
     its text lines (`text`: line numbers, exact keys, tokens, multi-line strings as text) and
-    its functions: what clone detection and `similar` compare."""
+    its functions: what clone detection and `similar` compare. A lean shape (`full` False) has
+    no facts and no node-kind profiles: clone detection needs neither, and they cost a fifth of
+    the shaping."""
 
     path: str
     language: str
@@ -142,6 +144,7 @@ class FileShape:
     functions: tuple[Function, ...]
     facts: tuple[Fact, ...] = ()
     text: TextLines = ((), (), ())
+    full: bool = True
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The indexes `lo:hi` of the code lines numbered `start`..`end`."""
@@ -161,13 +164,14 @@ class FileShape:
             tuple(map(tuple, self.functions)),
             self.facts,
             self.text,
+            self.full,
         )
 
     @classmethod
     def from_row(cls, path: str, row: tuple[Any, ...]) -> FileShape:
-        language, numbers, exact, renamed, tokens, funcs, facts, text = row
+        language, numbers, exact, renamed, tokens, funcs, facts, text, full = row
         functions = tuple(Function(*f) for f in funcs)
-        return cls(path, language, numbers, exact, renamed, tokens, functions, facts, text)
+        return cls(path, language, numbers, exact, renamed, tokens, functions, facts, text, full)
 
 
 Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -198,12 +202,13 @@ def lex(language: str, text: str) -> Lines:
     # so each line comes out as it would alone), not three times per line
     joined = _identifiers(fam).sub("I", _NUMBERS.sub("0", _LINE_STRINGS.sub("''", "\n".join(keys))))
     renamed = joined.split("\n") if keys else []
-    return (
-        tuple(numbers),
-        tuple(map(line_key, keys)),
-        tuple(map(line_key, renamed)),
-        tuple(counts),
-    )
+    return tuple(numbers), _keys(keys), _keys(renamed), tuple(counts)
+
+
+def _keys(lines: list[str]) -> tuple[int, ...]:
+    """`line_key` of each line, hashed once per distinct line (renamed lines repeat a lot)."""
+    known = {line: line_key(line) for line in set(lines)}
+    return tuple(map(known.__getitem__, lines))
 
 
 def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -244,13 +249,11 @@ def lex_text(language: str, text: str, code: Lines | None = None) -> TextLines:
     counts: list[int] = []
     k = 0  # the next line of `code` to take
     for first, last in ranges:
-        while k < len(code[0]) and code[0][k] < first:
-            numbers.append(code[0][k])
-            exact.append(code[1][k])
-            counts.append(code[3][k])
-            k += 1
-        while k < len(code[0]) and code[0][k] <= last:
-            k += 1
+        lo = bisect_left(code[0], first, k)  # code lines before the range are text lines too
+        numbers += code[0][k:lo]
+        exact += code[1][k:lo]
+        counts += code[3][k:lo]
+        k = bisect_right(code[0], last, lo)
         end = starts[last] - 1 if last < len(starts) else len(text)
         part = _text_lines(skip.sub(_as_text, text[starts[first - 1] : end]), first)
         numbers += part[0]
@@ -449,16 +452,16 @@ def _start_byte(node: Any) -> int:
     return int(node.start_byte)
 
 
-def make_shape(path: str, language: str, data: bytes) -> FileShape:
-    """The shape of a file's bytes."""
-    funcs, _broken = functions(language, data, profile=True)
+def make_shape(path: str, language: str, data: bytes, *, lean: bool = False) -> FileShape:
+    """The shape of a file's bytes; `lean`: without facts and profiles (`FileShape.full`)."""
+    funcs, _broken = functions(language, data, profile=not lean)
     text = data.decode("utf-8", "replace")
-    facts = file_facts(family(language), text)
+    facts = () if lean else file_facts(family(language), text)
     lines = lex(language, text)
     texts = lex_text(language, text, lines)
     if texts == (lines[0], lines[1], lines[3]):
         texts = ((), (), ())  # no multi-line string: the code lines are the text lines
-    return FileShape(path, language, *lines, funcs, facts, texts)
+    return FileShape(path, language, *lines, funcs, facts, texts, not lean)
 
 
 def snippet_text(snippet: str | bytes) -> str:
