@@ -187,6 +187,8 @@ def check_conflicts(o: Options) -> None:
         (replay and bool(o.attach), "--attach and a replay (it re-reads the recorded images)"),
         (stdin_image and o.stdin_prompt, "--attach - and the prompt '-' (both read stdin)"),
         (stdin_image and o.no_stdin, "--attach - and --no-stdin"),
+        ("-" in (o.file or ()) and o.no_stdin, "-f - and --no-stdin"),
+        ("-" in (o.file or ()) and o.stdin_prompt, "-f - and the prompt '-' (both read stdin)"),
     ]
     for conflict, what in pairs:
         if conflict:

@@ -127,3 +127,17 @@ def test_config_set_writes_through_a_symlinked_config_file(ore_env, tmp_path) ->
     assert link.is_symlink()
     assert "temperature = 0.3" in (dotfiles / "config.toml").read_text(encoding="utf-8")
     assert 'model = "llama3.2"' in (dotfiles / "config.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--no-stdin", "hi"], "--no-stdin"), (["-"], "the prompt '-'")],
+    ids=["--no-stdin", "prompt -"],
+)
+def test_f_dash_and_another_claim_on_stdin_is_a_usage_mistake(ore_env, flags, named) -> None:
+    """`-f -` reads stdin, as `-a -` does: with --no-stdin ("never read stdin", for loops)
+    or the prompt '-' it is refused before anything is read (exit 2), as `-a -` is."""
+    result = run_ore("-m", "llama3.2", "-f", "-", *flags, env=ore_env, input="data\n")
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "-f -" in result.stderr and named in result.stderr, result.stderr
+    assert result.stdout == ""
