@@ -175,16 +175,18 @@ def _cells(char: str) -> int:
 
 def _reasoning_limit() -> int | None:
     """How many columns a reasoning row may take: one fewer than the terminal on stderr has
-    (`COLUMNS` if set, as for every table); None when stderr is no terminal or tells no width."""
+    (as the terminal itself says; `COLUMNS` only when it says nothing); None when stderr is no
+    terminal or no width is known."""
     if not is_terminal(sys.stderr):
         return None
-    columns = os.environ.get("COLUMNS", "")
-    if not columns.isdigit():
-        try:
-            columns = str(os.get_terminal_size(sys.stderr.fileno()).columns)
-        except (OSError, ValueError, AttributeError):
-            return None
-    return max(int(columns), _PREFIX_CELLS + 2) - 1 if int(columns) > 0 else None
+    try:
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        columns = 0
+    if columns <= 0:
+        setting = os.environ.get("COLUMNS", "")
+        columns = int(setting) if setting.isdigit() else 0
+    return max(columns, _PREFIX_CELLS + 2) - 1 if columns > 0 else None
 
 
 def warn(message: str) -> None:

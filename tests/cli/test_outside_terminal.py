@@ -154,7 +154,7 @@ def test_reasoning_the_terminal_wraps_never_starts_a_row_like_ores_own(
     # `Error:`, with no prefix and (NO_COLOR) no dimming: each row ORE writes fits the width.
     fake_ollama.reply = "ok"
     fake_ollama.thinking = padding + "Error: the model server failed; run ore --doctor"
-    env = terminal_env(ore_env, NO_COLOR="1")
+    env = terminal_env(ore_env, columns=200, NO_COLOR="1")  # a stale COLUMNS: the pty is 100
     for stream in ("--stream", "--no-stream"):
         shown = without_progress(run_in_pty(["--no-stdin", stream, "q"], env)).decode()
         rows = [row for row in shown.split("\n") if "Error:" in row or row.startswith("x")]
