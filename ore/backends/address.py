@@ -26,6 +26,8 @@ def ollama_address(host: str | None = None) -> str:
     scheme, sep, rest = raw.partition("://")
     if not sep:
         scheme, rest = "http", raw
+    elif scheme.lower() not in ("http", "https"):  # the client speaks HTTP only
+        raise _bad_address(host)
     hostport, _, path = rest.partition("/")
     if hostport.startswith("["):
         bracket = hostport.find("]")

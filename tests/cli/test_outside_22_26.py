@@ -141,3 +141,11 @@ def test_f_dash_and_another_claim_on_stdin_is_a_usage_mistake(ore_env, flags, na
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "-f -" in result.stderr and named in result.stderr, result.stderr
     assert result.stdout == ""
+
+
+def test_an_ollama_address_of_another_scheme_is_named_as_the_variable(ore_env) -> None:
+    """OLLAMA_HOST=ftp://... is the variable's mistake, said as OLLAMA_HOST's, as a broken
+    port is: not the HTTP library's words about a protocol."""
+    result = run_ore("-m", "llama3.2", "hi", env={**ore_env, "OLLAMA_HOST": "ftp://host"})
+    line = one_line_error(result)
+    assert result.returncode == 1 and line.startswith("Error: OLLAMA_HOST='ftp://host'"), line
