@@ -8,7 +8,7 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
-from .._fs import os_error_words
+from .._fs import folder_problem
 from ..errors import StoreError
 from ..store import FileSessionStore, SessionInfo, default_store, validate_name
 from ..types import Session
@@ -24,7 +24,7 @@ def scan(store: FileSessionStore) -> list[tuple[str, Path, os.stat_result]]:
         return []
     except OSError as exc:
         raise StoreError(
-            f"cannot list sessions in {store.root} ({os_error_words(exc)}); fix its permissions",
+            folder_problem(exc, store.root, "list sessions in"),
             path=str(store.root),
         ) from exc
     found = []

@@ -8,13 +8,21 @@ other reader accepts. Writing is `ore._fs.atomic_write`: old content or new, nev
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 from pathlib import Path
 from typing import Any
 
-from .._fs import NotRegularFile, atomic_write, open_regular, os_error_words, read_fd
+from .._fs import (
+    NotRegularFile,
+    atomic_write,
+    folder_problem,
+    open_regular,
+    os_error_words,
+    read_fd,
+)
 from ..errors import DataError, StoreError
 from ..types import Session
 
@@ -38,6 +46,10 @@ def corrupt(path: Path, why: str) -> StoreError:
 
 
 def write_error(root: Path, what: Path, exc: OSError) -> StoreError:
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR) and root.exists() and not root.is_dir():
+        # A file in the folder's place: said as at every folder of ORE's (its fix, not EEXIST).
+        in_place = NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        return StoreError(folder_problem(in_place, root, "keep sessions in"), path=str(root))
     return StoreError(
         f"cannot write {what} ({os_error_words(exc)}); check that {root} is a writable "
         "directory with free space",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .._fs import durable_rename, exclusive_lock, os_error_words
+from .._fs import durable_rename, exclusive_lock, folder_problem, os_error_words
 from ..errors import StoreError
 from ..types import Message, Session
 from . import files, tail
@@ -440,7 +440,7 @@ class FileSessionStore:
             return []
         except OSError as exc:
             raise StoreError(
-                f"cannot list sessions in {self.root} ({os_error_words(exc)}); fix its permissions",
+                folder_problem(exc, self.root, "list sessions in"),
                 path=str(self.root),
             ) from exc
         infos = []

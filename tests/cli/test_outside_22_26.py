@@ -149,3 +149,19 @@ def test_an_ollama_address_of_another_scheme_is_named_as_the_variable(ore_env) -
     result = run_ore("-m", "llama3.2", "hi", env={**ore_env, "OLLAMA_HOST": "ftp://host"})
     line = one_line_error(result)
     assert result.returncode == 1 and line.startswith("Error: OLLAMA_HOST='ftp://host'"), line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["session", "list"], ["--list-sessions"], ["-m", "llama3.2", "--save-session", "a", "hi"]],
+)
+def test_a_file_where_the_sessions_folder_belongs_is_one_line_with_its_fix(ore_env, args) -> None:
+    """A file in the sessions folder's place is said as every folder of ORE's says it (the
+    one wording, `ore._fs.folder_problem`): move the file away; not "fix its permissions"
+    or "File exists"."""
+    sessions = Path(ore_env["ORE_HOME"]) / "sessions"
+    sessions.write_text("not a folder\n", encoding="utf-8")
+    result = run_ore(*args, env=ore_env)
+    line = one_line_error(result)
+    assert result.returncode == 1 and str(sessions) in line, line
+    assert "a file stands where a folder belongs" in line, line
