@@ -10,6 +10,7 @@ the server ends when its client closes stdin.
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 import anyio
@@ -57,10 +58,10 @@ def _result(reply: Reply) -> types.CallToolResult:
     return types.CallToolResult(content=content, structured_content=structured)
 
 
-def build(warm: WarmGraph) -> Server[Any]:
-    """The server answering from `warm`."""
+def build(warm: WarmGraph, lock: anyio.Lock | None = None) -> Server[Any]:
+    """The server answering from `warm`, one call at a time under `lock`."""
     listed = _tools()
-    lock = anyio.Lock()
+    lock = anyio.Lock() if lock is None else lock
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -88,11 +89,14 @@ def serve(root: str | os.PathLike[str]) -> None:
     """Serve the graph of `root` (GraphError at once when it is not a folder) until stdin
     closes; the tree is indexed at the first call, so a client's start-up never waits on it."""
     warm = WarmGraph(root)
-    server = build(warm)
+    lock = anyio.Lock()
+    server = build(warm, lock)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+            tasks.start_soon(_end_on_signals, warm, lock)
             await server.run(read, write, server.create_initialization_options())
+            tasks.cancel_scope.cancel()
 
     try:
         anyio.run(main)
@@ -107,6 +111,26 @@ def serve(root: str | os.PathLike[str]) -> None:
         _quiet_stdout()
     finally:
         warm.close()  # the cache of the last edit is on disk before the process ends
+
+
+async def _end_on_signals(warm: WarmGraph, lock: anyio.Lock) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP end the server now (exit 128 + N), as they end every ore
+    command: the SDK reads stdin in a thread no cancellation reaches, so the usual way out
+    would wait for the client's next line. The call under way finishes first (its cache
+    writes are whole); a second signal ends the process at once."""
+    ending = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if _heeded(s)]
+    with anyio.open_signal_receiver(*ending) as received:
+        async for signum in received:
+            for each in ending:
+                signal.signal(each, signal.SIG_DFL)
+            async with lock:
+                warm.close()
+            os._exit(128 + signum)
+
+
+def _heeded(signum: int) -> bool:
+    """Whether `signum` ends ore here: not when it is ignored (`nohup ore mcp`)."""
+    return signal.getsignal(signum) is not signal.SIG_IGN
 
 
 def _quiet_stdout() -> None:

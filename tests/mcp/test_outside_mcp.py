@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -184,3 +185,29 @@ def test_a_context_window_too_wide_is_cut_around_the_line_with_a_note(tmp_path: 
     (chunk,) = result.structured_content["result"]["chunks"]
     assert chunk["start"] < 30_001 < chunk["end"]
     assert "def f10000(x):" in chunk["text"]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_ends_an_idle_server_at_once(tmp_path: Path, signum, code) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    proc = subprocess.Popen(
+        [str(ORE), "mcp", "--root", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "ORE_HOME": str(tmp_path / "home")},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(_line(HELLO))
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, stdin still open
+        proc.send_signal(signum)
+        assert proc.wait(timeout=10) == code
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
