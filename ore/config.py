@@ -14,6 +14,7 @@ one place that rule is written: the CLI, `ore config show` and `--dry-run` all a
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -288,6 +289,11 @@ def set_config_value(key: str, value: str) -> Path:
             # A file linked from elsewhere (a dotfiles folder) is written where the link points.
             atomic_write(Path(os.path.realpath(path)), blob.encode("utf-8"), mode=0o600)
     except OSError as exc:
+        if _home_unusable(path.parent):  # said as a turn says it of that home
+            why = _home_error(path.parent, exc)
+            raise ConfigError(
+                folder_problem(why, path.parent, "write the config file in"), path=path
+            ) from exc
         raise ConfigError(
             f"cannot write the config file {path} ({os_error_words(exc)}); "
             f"check that {path.parent} is a writable directory",
@@ -306,6 +312,17 @@ def _home_unusable(home: Path) -> bool:
         return not stat.S_ISDIR(os.stat(home).st_mode) or not os.access(home, os.X_OK)
     except OSError:
         return True
+
+
+def _home_error(home: Path, exc: OSError) -> OSError:
+    """What is wrong with the home itself (a loop, a file in its place), rather than what the
+    write that met it said ("File exists" from making a folder where a file is)."""
+    try:
+        if not stat.S_ISDIR(os.stat(home).st_mode):
+            return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+    except OSError as why:
+        return why
+    return exc
 
 
 def _read_text(path: Path) -> str | None:

@@ -165,3 +165,19 @@ def test_a_file_where_the_sessions_folder_belongs_is_one_line_with_its_fix(ore_e
     line = one_line_error(result)
     assert result.returncode == 1 and str(sessions) in line, line
     assert "a file stands where a folder belongs" in line, line
+
+
+@pytest.mark.parametrize("kind", ["a file", "a symlink loop"])
+def test_config_set_in_an_unusable_home_is_the_homes_one_line(ore_env, tmp_path, kind) -> None:
+    """`ore config set` where ORE's home is a file or a loop says what a turn says of that
+    home (the one folder wording, with its fix), not "File exists"."""
+    home = tmp_path / "home"
+    if kind == "a file":
+        home.write_text("x\n", encoding="utf-8")
+    else:
+        home.symlink_to(home)
+    result = run_ore("config", "set", "model", "llama3.2", env={**ore_env, "ORE_HOME": str(home)})
+    line = one_line_error(result)
+    assert result.returncode == 1 and str(home) in line and "File exists" not in line, line
+    fix = "a file stands where a folder belongs" if kind == "a file" else "points back at itself"
+    assert fix in line, line
