@@ -194,15 +194,33 @@ def lex(language: str, text: str) -> Lines:
     numbers: list[int] = []
     keys: list[str] = []
     counts: list[int] = []
+    lines: list[list[str]] = []
     for number, tokens in _token_lines(skip.sub(_strip, text)):
         numbers.append(number)
         keys.append(" ".join(tokens))
         counts.append(len(tokens))
-    # renamed keys: the three rewrites run once over all lines (no match crosses a line break,
-    # so each line comes out as it would alone), not three times per line
-    joined = _identifiers(fam).sub("I", _NUMBERS.sub("0", _LINE_STRINGS.sub("''", "\n".join(keys))))
-    renamed = joined.split("\n") if keys else []
+        lines.append(tokens)
+    distinct = set().union(*lines)
+    if distinct & _LONE_QUOTES:  # an unclosed quote (a Rust lifetime): strings may span tokens
+        renamed = _renamed(fam, keys)
+    else:  # each distinct token renamed once, the lines joined from them
+        names = dict(zip(distinct, _renamed(fam, list(distinct)), strict=True)).__getitem__
+        renamed = [" ".join(map(names, tokens)) for tokens in lines]
     return tuple(numbers), _keys(keys), _keys(renamed), tuple(counts)
+
+
+_LONE_QUOTES = frozenset("'\"`")
+
+
+def _renamed(fam: str, lines: list[str]) -> list[str]:
+    """Lines with identifiers, literals and numbers normalised: the three rewrites run once
+    over all lines joined (no match crosses a line break, so each comes out as it would alone)."""
+    if not lines:
+        return []
+    joined = "\n".join(lines)
+    return (
+        _identifiers(fam).sub("I", _NUMBERS.sub("0", _LINE_STRINGS.sub("''", joined))).split("\n")
+    )
 
 
 def _keys(lines: list[str]) -> tuple[int, ...]:
