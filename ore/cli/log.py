@@ -401,12 +401,22 @@ def continued(o: Options) -> Options:
         )
         return o._replace(resume_session=name)
     turn, document = found
-    if turn.session is not None:
+    gone = turn.session is not None and not _saved(turn.session)
+    if turn.session is not None and not gone:
         told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
         return o._replace(resume_session=turn.session)
     from ..artifacts import parse_artifact
 
     parent = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
     name = f"log-{turn.id}"
-    told(f"--continue: going on from logged turn {turn.id} in a new session '{name}'")
+    why = f"session '{turn.session}' is gone, so " if gone else ""
+    told(f"--continue: {why}going on from logged turn {turn.id} in a new session '{name}'")
     return o._replace(save_session=name, seed=seed_session(parent))
+
+
+def _saved(name: str) -> bool:
+    """Whether session `name` is still saved (a removed one is gone; the log still holds its
+    turns, so `--continue` goes on from those rather than failing on the name)."""
+    from ..sessions import session_store
+
+    return session_store().exists(name)

@@ -136,3 +136,18 @@ def test_rm_on_a_log_held_locked_says_so_and_not_that_a_turn_went_unlogged(
     line = one_line_error(result)
     assert line.startswith("Error: ") and "locked" in line and "turn is not logged" not in line
     assert "a turn" in ok(ore("log", "list", env=ore_env)).stdout  # nothing deleted
+
+
+def test_continue_after_the_latest_turns_session_was_removed_goes_on_from_the_log(
+    fake_ollama, ore_env
+) -> None:
+    ok(ore("--save-session", "s1", "alpha", env=ore_env))
+    ok(ore("--continue", "beta", env=ore_env))  # turn 2, in s1
+    ok(ore("session", "rm", "s1", env=ore_env))
+    ok(ore("--continue", "gamma", env=ore_env))
+    sent = [
+        m["content"] for m in fake_ollama.chat_requests()[-1]["messages"] if m["role"] != "system"
+    ]
+    assert sent[-1] == "gamma" and "alpha" in sent and "beta" in sent  # the logged conversation
+    assert "s1" not in ok(ore("session", "list", env=ore_env)).stdout  # removed stays removed
+    assert "gamma" in ok(ore("session", "show", "log-2", env=ore_env)).stdout
