@@ -30,6 +30,7 @@ import json
 import os
 import re
 import sys
+import time
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
@@ -138,24 +139,36 @@ def reasoning(text: str, *, line_start: bool = False) -> bool:
     if line_start and text and _stdout_line_open and is_terminal(sys.stdout):
         pieces.append("\n")  # the answer's open line, on the same screen, ends first
         _stdout_line_open = False
-    for char in text:
+    for line in text.splitlines(keepends=True):  # only "\n" is left to split on
         if line_start:
             pieces.append(REASONING_PREFIX)
             column, line_start = _PREFIX_CELLS, False
-        if char == "\n":
-            pieces.append(char)
+        body = line.removesuffix("\n")
+        if body.isascii() and "\t" not in body and (limit is None or column + len(body) <= limit):
+            pieces.append(body)  # the common case: one cell a character, and it fits
+            column += len(body)
+        else:
+            column = _fitted(body, column, limit, pieces)
+        if line.endswith("\n"):
+            pieces.append("\n")
             column, line_start = 0, True
-            continue
+    _reasoning_column = column
+    shown = "".join(pieces)
+    click.echo(click.style(shown, dim=True) if _color() else shown, err=True, nl=False)
+    return line_start
+
+
+def _fitted(body: str, column: int, limit: int | None, pieces: list[str]) -> int:
+    """Append `body` (no line break) to `pieces` from `column`, broken onto a new prefixed
+    row before a character would pass `limit`; the column it ends at."""
+    for char in body:
         cells = 8 - column % 8 if char == "\t" else _cells(char)
         if limit is not None and column + cells > limit and column > _PREFIX_CELLS:
             pieces.append("\n" + REASONING_PREFIX)
             column = _PREFIX_CELLS
         pieces.append(char)
         column += cells
-    _reasoning_column = column
-    shown = "".join(pieces)
-    click.echo(click.style(shown, dim=True) if _color() else shown, err=True, nl=False)
-    return line_start
+    return column
 
 
 #: Where the reasoning's current line has reached on the terminal, across its pieces; and
@@ -174,6 +187,21 @@ def _cells(char: str) -> int:
 
 
 def _reasoning_limit() -> int | None:
+    """`_measured_limit`, asked again at most every `_MEASURE_EVERY` seconds: a reasoning
+    streamed in word-sized pieces would otherwise pay two system calls a word."""
+    global _limit_measured
+    now = time.monotonic()
+    if now - _limit_measured[0] > _MEASURE_EVERY:
+        _limit_measured = (now, _measured_limit())
+    return _limit_measured[1]
+
+
+#: When the terminal's width was last asked, and the limit it gave.
+_limit_measured: tuple[float, int | None] = (float("-inf"), None)
+_MEASURE_EVERY = 0.2
+
+
+def _measured_limit() -> int | None:
     """How many columns a reasoning row may take: one fewer than the terminal on stderr has
     (as the terminal itself says; `COLUMNS` only when it says nothing); None when stderr is no
     terminal or no width is known."""
