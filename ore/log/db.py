@@ -172,7 +172,7 @@ def _version(db: sqlite3.Connection, path: Path) -> int:
             "move it aside (a new log then starts)"
         )
     row = db.execute("SELECT max(version) FROM schema_version").fetchone()
-    if row is None or not isinstance(row[0], int):
+    if row is None or not isinstance(row[0], int) or row[0] < 1:  # 1 is the first there is
         raise LogError(f"the turn log {path} has no valid schema version; move it aside")
     return int(row[0])
 

@@ -232,10 +232,21 @@ def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum:
 def remove(refs: Sequence[int], *, path: Path | None = None) -> list[int]:
     """Delete turns by id (or -N); the ids deleted. `LogError` for one not in the log (nothing
     is deleted then)."""
-    ids = list(dict.fromkeys(find(ref, path=path)[0].id for ref in refs))  # each id once
+    ids = list(dict.fromkeys(_id_of(ref, path) for ref in refs))  # each id once
     marks = ", ".join("?" for _ in ids)
     _delete(f"id IN ({marks})", ids, path, vacuum=False)
     return ids
+
+
+def _id_of(ref: int, path: Path | None) -> int:
+    """Turn `ref`'s id, its row unread: a row edited past reading can still be removed."""
+    if abs(ref) > _LARGEST:
+        raise _missing(ref)
+    tail, params = _by_ref(ref)
+    rows = _rows(path, f"SELECT id FROM turns{tail}", params)
+    if not rows or not isinstance(rows[0][0], int):
+        raise _missing(ref)
+    return int(rows[0][0])
 
 
 def prune(before: float, *, path: Path | None = None) -> int:

@@ -151,3 +151,34 @@ def test_continue_after_the_latest_turns_session_was_removed_goes_on_from_the_lo
     assert sent[-1] == "gamma" and "alpha" in sent and "beta" in sent  # the logged conversation
     assert "s1" not in ok(ore("session", "list", env=ore_env)).stdout  # removed stays removed
     assert "gamma" in ok(ore("session", "show", "log-2", env=ore_env)).stdout
+
+
+def _edit(env: dict[str, str], sql: str) -> None:
+    with closing(sqlite3.connect(Path(env["ORE_HOME"]) / "log.db")) as db:
+        db.execute(sql)
+        db.commit()
+
+
+@pytest.mark.parametrize("version", [-1, 0])
+def test_a_schema_version_below_one_is_one_line(fake_ollama, ore_env, version) -> None:
+    ok(ore("a turn", env=ore_env))
+    _edit(ore_env, f"UPDATE schema_version SET version = {version}")
+    for args in (("log", "list"), ("log", "show", "-1"), ("--continue", "go on")):
+        result = ore(*args, env=ore_env)
+        assert result.returncode == 1
+        assert "schema version" in one_line_error(result)
+    turn = ok(ore("still answered", env=ore_env))
+    assert turn.stdout == "echo: still answered\n" and "not logged" in turn.stderr
+
+
+@pytest.mark.parametrize("ref", ["1", "-1"])
+def test_a_row_that_cannot_be_read_can_be_removed_as_the_error_says(
+    fake_ollama, ore_env, ref
+) -> None:
+    ok(ore("a good turn", env=ore_env))
+    ok(ore("an edited turn", env=ore_env))
+    _edit(ore_env, "UPDATE turns SET tokens_in = 'lots' WHERE id = 2")
+    listing = ore("log", "list", env=ore_env)
+    assert listing.returncode == 1 and "'ore log rm ID'" in one_line_error(listing)
+    ok(ore("log", "rm", "2" if ref == "1" else "-1", env=ore_env))
+    assert "a good turn" in ok(ore("log", "list", env=ore_env)).stdout
