@@ -126,7 +126,9 @@ def list_(
     with reported():
         turns = list_turns(count, model=model, since=after, session=session)
     _listing(
-        turns, as_json, _EMPTY if not (model or since or session) else "no logged turn matches"
+        turns,
+        as_json,
+        _EMPTY if (model, since, session) == (None, None, None) else "no logged turn matches",
     )
 
 

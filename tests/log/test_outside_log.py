@@ -182,3 +182,11 @@ def test_a_row_that_cannot_be_read_can_be_removed_as_the_error_says(
     assert listing.returncode == 1 and "'ore log rm ID'" in one_line_error(listing)
     ok(ore("log", "rm", "2" if ref == "1" else "-1", env=ore_env))
     assert "a good turn" in ok(ore("log", "list", env=ore_env)).stdout
+
+
+@pytest.mark.parametrize("flag", ["--model", "--session"])
+def test_an_empty_filter_matches_nothing_and_does_not_call_the_log_empty(
+    fake_ollama, ore_env, flag
+) -> None:
+    ok(ore("a turn", env=ore_env))
+    assert ok(ore("log", "list", flag, "", env=ore_env)).stderr == "no logged turn matches\n"
