@@ -65,3 +65,13 @@ def test_a_long_clone_is_one_group_and_library_comes_first(tmp_path: Path) -> No
     ]
     assert groups[0] is one  # the test clone is larger, yet comes after the library one
     assert all(o.path.startswith("tests/") for c in groups[1:] for o in c.occurrences)
+
+
+def test_two_docstrings_around_a_few_lines_are_no_renamed_clone(tmp_path: Path) -> None:
+    """Once renamed a docstring is one token: two functions that share a signature and three
+    short lines around two different 100-line docstrings are not a clone to report."""
+    for name, word in (("first", "apples"), ("second", "pears")):
+        doc = "\n".join(f"    The {word} of line {k} say something else." for k in range(100))
+        body = f"    value = compute(x)\n    value += y\n    return value, '{word}'\n"
+        (tmp_path / f"{name}.py").write_text(f'def {name}(x, y):\n    """\n{doc}\n    """\n{body}')
+    assert open_graph(tmp_path).duplicates(kinds=["renamed"]) == []

@@ -8,7 +8,8 @@ spans at least `min_lines` lines and `min_tokens` tokens.
 
 So that a long clone is one answer, not a flood of its windows (`_unflooded`): groups of one
 kind over the same files whose places overlap pairwise are merged into one group of the union
-spans, and a group whose every place lies inside a distinct place of a larger group is dropped.
+spans, and a group whose every place lies inside a distinct place of a larger group is dropped;
+so is a renamed group of under one token per four lines (`_mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design.
 
@@ -53,7 +54,8 @@ _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
-_UNFLOODED = 2  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_PROSE_LINES = 4  # lines per token past which a renamed group is mostly differing docstrings
+_UNFLOODED = 3  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
@@ -89,7 +91,7 @@ def find_clones(
         if "structural" in wanted:
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
-        kept = _unflooded(groups)
+        kept = _unflooded([c for c in groups if not _mostly_prose(c)])
         kept.sort(
             key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_largest_first(c))
         )
@@ -117,6 +119,12 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
     first = c.occurrences[0]
     return (-c.lines, -c.tokens, _KIND_ORDER[c.kind], first.path, first.start)
+
+
+def _mostly_prose(c: CloneGroup) -> bool:
+    """A renamed group spanning four lines or more per token: two different docstrings (one
+    token each once renamed) between a signature's last lines and a line of code."""
+    return c.kind == "renamed" and c.tokens * _PROSE_LINES < c.lines
 
 
 def _unflooded(groups: list[CloneGroup]) -> list[CloneGroup]:
