@@ -65,9 +65,10 @@ __all__ = [
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as shells report a reader that went away
 
-# C0 and C1 controls, DEL, the line and paragraph separators, and the bidirectional overrides
-# and isolates that can disguise text.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional overrides
+# and isolates that can disguise text, and lone surrogates: Python's stand-ins for bytes that
+# are not UTF-8 (U+DC80-U+DCFF), which go back out as those bytes, 0x9b (the 8-bit CSI) too.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 #: Put before each line of the model's reasoning on stderr: it tells reasoning from ORE's own
 #: lines without colour too.
@@ -95,6 +96,8 @@ def visible(text: str, keep: str = "", *, as_json: bool = False) -> str:
         if char in keep:
             return char
         code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF and not as_json:  # an undecodable byte: shown as that byte
+            return f"\\x{code - 0xDC00:02x}"
         if as_json or code >= 0x100:
             return f"\\u{code:04x}"
         return f"\\x{code:02x}"
@@ -258,12 +261,24 @@ def out(text: str | bytes, *, nl: bool = True) -> None:
             stream.buffer.write(text + b"\n" if nl else text)
             stream.buffer.flush()
         else:
-            stream.write(text + "\n" if nl else text)
+            _write_text(stream, text + "\n" if nl else text)
             stream.flush()
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
         raise output_lost(exc) from None
     if text or nl:
         _stdout_line_open = not nl and not text.endswith(b"\n" if isinstance(text, bytes) else "\n")
+
+
+def _write_text(stream: Any, text: str) -> None:
+    """`text` on `stream`; a lone surrogate it cannot encode (a server's `\\ud800`, streamed
+    before `ore.types.valid_text` made the stored answer valid) is written as U+FFFD, as the
+    stored answer holds it: a character never costs the output."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:  # raised before anything is written
+        from ..types import valid_text
+
+        stream.write(valid_text(text))
 
 
 def output_lost(exc: BaseException) -> OutputLost:

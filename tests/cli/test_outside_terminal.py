@@ -232,6 +232,40 @@ def test_model_names_and_file_names_at_a_terminal_are_neutral(fake_ollama, ore_e
         assert driving(shown) == [], (args, shown)
 
 
+# -- lone surrogates: undecodable bytes on the way back out ---------------------------------------
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("mode", ["colour", "NO_COLOR"])
+def test_a_lone_surrogate_never_reaches_a_terminal_as_a_raw_c1_byte(fake_ollama, ore_env, mode):
+    # JSON's `\udc9b` is Python's escape for the byte 0x9b (surrogateescape): written back out
+    # as it is, it is the 8-bit CSI. Streamed at a terminal it is shown as an escape.
+    fake_ollama.reply = ["x\udc9b", "2J y ", "\ud800 z"]
+    fake_ollama.thinking = "t\udc9b2J"
+    shown = run_in_pty(["--no-stdin", "--stream", "q"], terminal_env(ore_env, **_MODES[mode]))
+    shown.decode("utf-8")  # nothing but UTF-8 reaches the terminal: no lone byte 0x80-0x9f
+    assert driving(shown) == [], shown
+    assert b"x\\x9b2J y \\ud800 z" in _OWN.sub(b"", shown) and b"Error" not in shown, shown
+
+
+def test_a_lone_surrogate_in_a_streamed_pipe_is_written_as_stored(fake_ollama, ore_env) -> None:
+    # It cannot be encoded: it is written as the stored answer holds it (U+FFFD), never lost.
+    fake_ollama.reply = ["x", "\ud800", " y"]
+    piped = run_ore("--no-stdin", "--stream", "--save-session", "s", "q", env=ore_env)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    assert piped.stdout == "x\ufffd y\n"
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_by_its_bytes_at_a_terminal(ore_env, tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    with open(bytes(root) + b"/\xff\x9b2J.py", "wb") as file:
+        file.write(b"def f():\n    pass\n")
+    shown = run_in_pty(["graph", "files", "--root", str(root)], terminal_env(ore_env, NO_COLOR="1"))
+    shown.decode("utf-8")
+    assert b"\\xff\\x9b2J.py" in shown, shown
+
+
 # -- usage errors quoting outside text -------------------------------------------------------------
 
 
