@@ -41,6 +41,8 @@ from .. import _fs
 from ..errors import OreError
 
 __all__ = [
+    "CONTROL_RANGES",
+    "CONTROL_RANGES_BUT_LAYOUT",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
     "REASONING_PREFIX",
@@ -68,7 +70,13 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as shells report a reader that went awa
 # C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional overrides
 # and isolates that can disguise text, and lone surrogates: Python's stand-ins for bytes that
 # are not UTF-8 (U+DC80-U+DCFF), which go back out as those bytes, 0x9b (the 8-bit CSI) too.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_BEYOND_C0 = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+#: What `visible` escapes, as the body of a regular expression's character class; and the same
+#: without tab and line break (what it escapes with `keep="\\n\\t"`). `ore.cli.markdown` finds
+#: what to escape with these, so the two never differ.
+CONTROL_RANGES = "\x00-\x1f" + _BEYOND_C0
+CONTROL_RANGES_BUT_LAYOUT = "\x00-\x08\x0b-\x1f" + _BEYOND_C0
+_CONTROL = re.compile(f"[{CONTROL_RANGES}]")
 
 #: Put before each line of the model's reasoning on stderr: it tells reasoning from ORE's own
 #: lines without colour too.

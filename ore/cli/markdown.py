@@ -25,7 +25,7 @@ import re
 import shutil
 from collections.abc import Callable
 
-from .console import out, visible
+from .console import CONTROL_RANGES, CONTROL_RANGES_BUT_LAYOUT, out, visible
 
 __all__ = ["HOLD", "MarkdownStream"]
 
@@ -34,10 +34,10 @@ HOLD = 200
 
 #: Characters that may start Markdown inside a line, and the controls `visible` escapes: a
 #: piece holding none of them, in the middle of a line of text, is written as it is.
-_SPECIAL = re.compile("[\n\\\\`*_~\\[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SPECIAL = re.compile(f"[\n\\\\`*_~\\[{CONTROL_RANGES}]")
 #: What `console.visible` escapes (all but line breaks and tabs), and that or a line break.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_BREAK = re.compile("[\n\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(f"[{CONTROL_RANGES_BUT_LAYOUT}]")
+_BREAK = re.compile(f"[\n{CONTROL_RANGES_BUT_LAYOUT}]")
 _INLINE = re.compile(r"\\|`+|\*+|_+|~+|\[")
 #: What may close or end a held code span, or a held link.
 _TICK_STOP = re.compile("[`\n]")
