@@ -57,10 +57,17 @@ class ContextFile:
     @property
     def label(self) -> str:
         """The block's name: the file and its size, so the model knows what it reads."""
-        return f"{'stdin' if self.name == '-' else self.name} ({self.size} bytes)"
+        return f"{'stdin' if self.name == '-' else self.text_name} ({self.size} bytes)"
+
+    @property
+    def text_name(self) -> str:
+        """The name as text: a name that is not UTF-8 (kept by the OS's surrogate escapes) has
+        U+FFFD for its odd bytes, so that the message, the artifact and the turn log can carry
+        it (a replay then finds no such file and refuses, as for a changed one)."""
+        return self.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def record(self) -> dict[str, object]:
-        return {"name": self.name, "size": self.size, "sha256": self.sha256}
+        return {"name": self.text_name, "size": self.size, "sha256": self.sha256}
 
 
 def context_file(name: str, data: bytes) -> ContextFile:

@@ -101,3 +101,19 @@ def test_f_where_it_cannot_apply_is_a_usage_error_not_ignored(ore_env, tmp_path,
     text.write_text("x", encoding="utf-8")
     line = usage_error(run_ore("-f", str(text), *mode, env=ore_env, cwd=tmp_path))
     assert "-f sends files with one new turn" in line
+
+
+def test_a_file_name_that_is_not_utf8_is_sent_logged_and_recorded(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    odd = tmp_path / os.fsdecode(b"n\xffame.txt")  # a name the OS keeps as bytes
+    odd.write_bytes(b"hello\n")
+    artifact = tmp_path / "run.json"
+    made = run_ore("-f", str(odd), "q", "--artifact-out", str(artifact), env=ore_env)
+    assert made.returncode == 0 and made.stderr == "", made.stderr  # logged: no warning
+    shown = str(odd).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    assert f"[File:{shown} (6 bytes)]" in _user_message(fake_ollama)
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    assert data["input"]["files"][0]["name"] == shown
+    listed = run_ore("log", "list", "--json", env=ore_env)
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 1, listed.stderr
