@@ -4,6 +4,7 @@ written out for a by-hand verdict (`bench/judgment_samples/`).
 
     python bench/judgment_precision_bench.py recall DIR... [--pylint DIR] [--runs 3] [--json]
     python bench/judgment_precision_bench.py answers DIR... > answers.jsonl
+    python bench/judgment_precision_bench.py clones DIR > clones.jsonl
 
 DIR is a package folder (`httpx-0.28.1/httpx` from `pip download httpx --no-deps --no-binary
 :all:`). `recall`: symilar runs on the folder's Python files (with `--pylint DIR` from `pip
@@ -12,7 +13,9 @@ of its places overlaps, by half its lines or more, two places of one ORE group o
 lines minimum. ORE is timed cold (index built, then the shapes and answers kept beside it
 deleted before each run) and warm, medians of `--runs`; the machine may be shared, so the
 figures are noisy. `answers`: the first ten answers of each query, one JSON line each, for
-the verdicts committed beside them.
+the verdicts committed beside them. `clones`: twenty default `duplicates` answers, the first ten
+and ten drawn from the rest (`random.seed(25)`), for the verdicts in
+`judgment_samples/sqlalchemy_duplicates.jsonl`.
 """
 
 from __future__ import annotations
@@ -233,18 +236,52 @@ def answers(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
+def clone_sample(folder: Path) -> list[dict[str, Any]]:
+    """The first ten default `duplicates` answers and ten drawn from the rest (seed 25)."""
+    import random
+
+    from ore.graph import open_graph
+
+    groups = open_graph(folder).duplicates()
+    picked = list(range(min(10, len(groups))))
+    rest = list(range(10, len(groups)))
+    picked += sorted(random.Random(25).sample(rest, min(10, len(rest))))
+    rows = []
+    for n in picked:
+        c = groups[n]
+        places = [f"{o.path}:{o.start}-{o.end}" for o in c.occurrences]
+        rows.append(
+            {
+                "project": folder.name,
+                "query": "duplicates",
+                "rank": n + 1,
+                "file": "; ".join(places[:4]) + (" ..." if len(places) > 4 else ""),
+                "answer": {
+                    "kind": c.kind,
+                    "lines": c.lines,
+                    "tokens": c.tokens,
+                    "occurrences": [
+                        {"path": o.path, "start": o.start, "end": o.end} for o in c.occurrences
+                    ],
+                },
+            }
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("recall", "answers"))
+    parser.add_argument("what", choices=("recall", "answers", "clones"))
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--pylint", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("ORE_HOME", tempfile.mkdtemp(prefix="ore-precision-"))
-    if args.what == "answers":
+    if args.what in ("answers", "clones"):
+        query = answers if args.what == "answers" else clone_sample
         for folder in args.folders:
-            for row in answers(folder.resolve()):
+            for row in query(folder.resolve()):
                 print(json.dumps(row))
         return
     reports = [recall(folder.resolve(), args.pylint, args.runs) for folder in args.folders]
