@@ -110,6 +110,12 @@ _FIXES[errno.EDQUOT] = _FIXES[errno.ENOSPC]
 _OTHER = "check that it is a folder you can use, or set ORE_HOME to another one"
 
 
+def not_a_folder() -> NotADirectoryError:
+    """The error for a file standing where one of ORE's folders belongs, worded by the system
+    (what a write there said instead, "File exists", names the wrong fix)."""
+    return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+
+
 def folder_problem(exc: OSError, path: str | os.PathLike[str], action: str) -> str:
     """The one line for an OS error at one of ORE's own folders (its home, sessions, skills,
     history, caches): `cannot ACTION PATH: why; what to do`, say

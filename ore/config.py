@@ -14,7 +14,6 @@ one place that rule is written: the CLI, `ore config show` and `--dry-run` all a
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import stat
@@ -29,6 +28,7 @@ from ._fs import (
     atomic_write,
     exclusive_lock,
     folder_problem,
+    not_a_folder,
     os_error_words,
     read_regular,
 )
@@ -319,7 +319,7 @@ def _home_error(home: Path, exc: OSError) -> OSError:
     write that met it said ("File exists" from making a folder where a file is)."""
     try:
         if not stat.S_ISDIR(os.stat(home).st_mode):
-            return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+            return not_a_folder()
     except OSError as why:
         return why
     return exc

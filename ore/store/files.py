@@ -19,6 +19,7 @@ from .._fs import (
     NotRegularFile,
     atomic_write,
     folder_problem,
+    not_a_folder,
     open_regular,
     os_error_words,
     read_fd,
@@ -48,8 +49,7 @@ def corrupt(path: Path, why: str) -> StoreError:
 def write_error(root: Path, what: Path, exc: OSError) -> StoreError:
     if exc.errno in (errno.EEXIST, errno.ENOTDIR) and root.exists() and not root.is_dir():
         # A file in the folder's place: said as at every folder of ORE's (its fix, not EEXIST).
-        in_place = NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-        return StoreError(folder_problem(in_place, root, "keep sessions in"), path=str(root))
+        return StoreError(folder_problem(not_a_folder(), root, "keep sessions in"), path=str(root))
     return StoreError(
         f"cannot write {what} ({os_error_words(exc)}); check that {root} is a writable "
         "directory with free space",
