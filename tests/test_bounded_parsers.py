@@ -112,7 +112,7 @@ def test_a_schema_check_exponential_in_the_answer_ends_in_bounded_time(monkeypat
     schema = {"anyOf": [both, {**both, "maxItems": 5}]}  # each level tries both: 2**depth
     started = time.monotonic()
     data, why = structured(_nested(40).replace('"x"', "1"), schema)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # unbounded would be 2**40 steps; a loaded CI is slow
     assert data is None and why is not None and why.endswith("within 0.3 seconds")
 
 
