@@ -41,3 +41,19 @@ def test_disk_safety_primitives_are_used_only_in_the_disk_safety_module(primitiv
         if p.name != "_fs.py" and primitive in p.read_text(encoding="utf-8")
     )
     assert users == []
+
+
+def test_every_package_of_ore_is_installed() -> None:
+    """pyproject.toml lists the packages a (non-editable) install ships: a new package missing
+    there works in a development checkout and is absent from every real install."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "ore").rglob("__init__.py")
+    }
+    assert found - listed == set()
