@@ -26,7 +26,6 @@ and exit 1. Never 0 when output was lost.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import sys
@@ -37,7 +36,6 @@ from typing import Any
 
 import click
 
-from .. import _fs
 from ..errors import OreError
 
 __all__ = [
@@ -293,7 +291,9 @@ def output_lost(exc: BaseException) -> OutputLost:
     """What a failed write to stdout means: quiet for a reader that went away, else one line."""
     if isinstance(exc, BrokenPipeError):
         return OutputLost("stdout was closed by its reader", quiet=True)
-    return OutputLost(f"cannot write to stdout: {_fs.os_error_words(exc).lower()}")
+    from .._fs import os_error_words  # the disk-safety module: only when stdout failed
+
+    return OutputLost(f"cannot write to stdout: {os_error_words(exc).lower()}")
 
 
 def lost_exit(exc: OutputLost) -> int:
@@ -319,6 +319,8 @@ def print_json(data: Any, *, default: Any = None) -> None:
 
     :param default: `json.dumps`'s, for values JSON has no type for (`str` for dates).
     """
+    import json  # only for the commands that print JSON: start-up stays cheap
+
     out(json_text(json.dumps(data, ensure_ascii=False, indent=json_indent(), default=default)))
 
 
