@@ -55,7 +55,7 @@ _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
 _PROSE_LINES = 4  # lines per token past which a renamed group is mostly differing docstrings
-_UNFLOODED = 3  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 4  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
@@ -68,7 +68,7 @@ def find_clones(
     exclude_tests: bool = False,
     kinds: Sequence[str] = KINDS,
 ) -> list[CloneGroup]:
-    """Clone groups under `paths` (all files when empty), largest first."""
+    """Clone groups under `paths` (all files when empty), library first, most tokens first."""
     if min_lines < 2:
         raise GraphError(f"min_lines must be 2 or more, not {min_lines}")
     if min_tokens < 1:
@@ -92,9 +92,7 @@ def find_clones(
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
         kept = _unflooded([c for c in groups if not _mostly_prose(c)])
-        kept.sort(
-            key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_largest_first(c))
-        )
+        kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
@@ -119,6 +117,13 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
     first = c.occurrences[0]
     return (-c.lines, -c.tokens, _KIND_ORDER[c.kind], first.path, first.start)
+
+
+def _heaviest(c: CloneGroup) -> tuple[int, int, int, str, int]:
+    """The order answers are shown in: most tokens first, as real code weighs more than the lines
+    a run of stubs under differing docstrings spans (sqlalchemy's event hooks, operators)."""
+    first = c.occurrences[0]
+    return (-c.tokens, -c.lines, _KIND_ORDER[c.kind], first.path, first.start)
 
 
 def _mostly_prose(c: CloneGroup) -> bool:
