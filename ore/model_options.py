@@ -8,7 +8,6 @@ sent to the server only if `-o` would have sent it.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -81,6 +80,8 @@ def unknown_option(key: str, shown: str) -> str:
         return f"{shown} is not an option ORE knows: use {OTHER_NAMES[folded]} (ORE's name for it)"
     if folded in _FLAGS:
         return f"{shown} is not a model option: use {_FLAGS[folded]}"
+    import difflib  # only for a mistake: start-up stays cheap
+
     near = difflib.get_close_matches(folded, list(MODEL_OPTIONS), n=1, cutoff=0.75)
     if near:
         return f"{shown} is not an option ORE knows: did you mean {near[0]}?"

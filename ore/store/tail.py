@@ -22,9 +22,8 @@ sees the file is not the version the state names and rewrites it whole.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._fs import open_regular, write_at, write_note
 from ..errors import StoreError
@@ -50,11 +49,11 @@ _CLOSE = b"\n  ]\n}\n"
 _CLOSE_EMPTY = b"[]\n}\n"
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """What ORE knows of a session file: its id, the version it last wrote, and, while a turn
     is being written in place, where that began, what it overwrote and where it will end.
-    `last`: the ids of the turn saved last, so saving it again (a retry) adds nothing."""
+    `last`: the ids of the turn saved last, so saving it again (a retry) adds nothing. (A
+    NamedTuple: immutable, and cheap to define on the start-up path of `ore session list`.)"""
 
     id: str
     file: tuple[int, int, int]
