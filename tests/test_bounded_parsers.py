@@ -116,6 +116,33 @@ def test_a_schema_check_exponential_in_the_answer_ends_in_bounded_time(monkeypat
     assert data is None and why is not None and why.endswith("within 0.3 seconds")
 
 
+def test_a_collector_hook_cannot_swallow_the_schema_checks_alarm(monkeypatch) -> None:
+    """A library's `gc.callbacks` hook (a profiler's, a test tool's) is where the alarm would
+    land if it ran then, and its exception would be "ignored" there: the hooks are set aside
+    while the alarm is set, and given back after."""
+    import gc
+    import sys
+
+    from ore.turn.answer import _alarm, _OutOfTime
+
+    def slow_hook(phase: str, info: dict[str, int]) -> None:
+        time.sleep(0.02)  # where the signal would be taken, were the hook run
+
+    ignored: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    gc.callbacks.append(slow_hook)
+    given_up = time.monotonic() + 5  # swallowed ticks would let the loop run on
+    try:
+        with pytest.raises(_OutOfTime), _alarm(0.2) as armed:
+            assert armed
+            while time.monotonic() < given_up:
+                [[] for _ in range(1000)]  # garbage enough to run the collector often
+        assert gc.callbacks[-1] is slow_hook
+    finally:
+        gc.callbacks.remove(slow_hook)
+    assert ignored == []
+
+
 def test_an_unresolvable_ref_is_the_one_line_schema_error() -> None:
     data, why = structured('{"a": 1}', {"$ref": "https://example.invalid/s.json"})
     assert data is None and why is not None and "cannot be checked" in why and "\n" not in why

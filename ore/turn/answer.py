@@ -225,7 +225,13 @@ def _alarm(seconds: float) -> Iterator[bool]:
     """`_OutOfTime` raised after `seconds` by SIGALRM, wherever the check is then: a regular
     expression (`pattern`, `patternProperties`) that backtracks exponentially runs in C between
     two keywords, so only a signal stops it. Yields whether the alarm is set: only in the main
-    thread of a POSIX process whose real-time timer is not the caller's in use."""
+    thread of a POSIX process whose real-time timer is not the caller's in use.
+
+    The collector's hooks (`gc.callbacks`, which a library such as a profiler may install) are
+    set aside while the alarm is set: the signal's exception raised inside one is swallowed as
+    "ignored". The interval re-fires anyway, so any other swallowed tick (a `__del__`) only
+    delays the end by half a second."""
+    import gc
     import signal
     import threading
 
@@ -240,8 +246,10 @@ def _alarm(seconds: float) -> Iterator[bool]:
     def ring(signum: int, frame: Any) -> None:
         raise _OutOfTime
 
+    hooks = gc.callbacks[:]
     previous = signal.signal(signal.SIGALRM, ring)
     try:
+        gc.callbacks.clear()
         signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)  # again every 0.5 s, till it ends
         yield True
     finally:
@@ -249,6 +257,7 @@ def _alarm(seconds: float) -> Iterator[bool]:
             signal.setitimer(signal.ITIMER_REAL, 0)
         finally:
             signal.signal(signal.SIGALRM, previous)
+            gc.callbacks[:0] = [hook for hook in hooks if hook not in gc.callbacks]
 
 
 def _unbounded_pattern(schema: Any) -> str | None:
