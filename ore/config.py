@@ -32,7 +32,7 @@ from ._fs import (
     os_error_words,
     read_regular,
 )
-from .errors import ConfigError, HomeUnusable
+from .errors import ConfigError, HomeUnusable, OptionError
 from .paths import ore_home
 
 __all__ = [
@@ -259,24 +259,18 @@ def load_config(
 
 def set_config_value(key: str, value: str) -> Path:
     """Set `key` (`model`, `log`, `options.temperature`, `aliases.fast` ...) to `value` in the
-    config file, keeping every other key; an empty `value` removes the key. The file is
-    written atomically, private (0600), under a lock so two writers never lose each other's
-    change. Comments in the file are not kept (the file is rewritten from its values).
+    config file, keeping every other key; an empty `value` removes the key. Only that key's
+    line changes (or one is added): the user's comments and layout stay (`_written`). The
+    file is written atomically, private (0600), under a lock so two writers never lose each
+    other's change; a file that does not read is reported and left as it is.
 
     :returns: the file's path.
-    :raises ConfigError: an unknown key, a value of the wrong kind, or the file cannot be read
-        or written.
+    :raises OptionError: (a usage mistake, exit 2) an unknown key, or a value of the wrong kind.
+    :raises ConfigError: the file cannot be read (or is broken), or cannot be written.
     """
     path = config_path()
     head, _, sub = key.partition(".")
-    if head not in CONFIG_KEYS:
-        raise ConfigError(
-            f"unknown config key '{key}'; known keys: {', '.join(CONFIG_KEYS)}", path=path
-        )
-    if head in _TABLES and not sub:
-        raise ConfigError(f"'{head}' is a table: set one entry with '{head}.NAME VALUE'", path=path)
-    if head not in _TABLES and sub:
-        raise ConfigError(f"'{head}' has no entries: set it with '{head} VALUE'", path=path)
+    _check_key(key, head, sub)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with exclusive_lock(path.with_name(path.name + ".lock")):
@@ -284,7 +278,7 @@ def set_config_value(key: str, value: str) -> Path:
             data = _toml(path, text) if text is not None else {}
             _parse(path, text or "", data)  # refuse to build on a broken file
             _assign(data, head, sub, value, path)
-            blob = _dumps(data, path)
+            blob = _written(path, text or "", data, (head, sub) if sub else (head,))
             _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
             # A file linked from elsewhere (a dotfiles folder) is written where the link points.
             atomic_write(Path(os.path.realpath(path)), blob.encode("utf-8"), mode=0o600)
@@ -437,6 +431,51 @@ def _broken(path: Path, line: int | None, why: str) -> ConfigError:
 # -- writing -------------------------------------------------------------------------------------
 
 
+def _check_key(key: str, head: str, sub: str) -> None:
+    """A key `ore config set` takes: one of CONFIG_KEYS, `options.NAME` or `aliases.NAME`."""
+    known = [f"{k}.NAME" if k in _TABLES else k for k in CONFIG_KEYS]
+    if head not in CONFIG_KEYS:
+        import difflib
+
+        near = difflib.get_close_matches(head, list(CONFIG_KEYS), n=1, cutoff=0.6)
+        hint = f" did you mean {near[0]}?" if near else ""
+        raise OptionError(f"unknown config key '{key}';{hint} keys: {', '.join(known)}")
+    if head in _TABLES and not sub:
+        raise OptionError(f"'{head}' is a table: set one entry with '{head}.NAME VALUE'")
+    if head not in _TABLES and sub:
+        raise OptionError(f"'{head}' has no entries: set it with '{head} VALUE'")
+
+
+def _written(path: Path, text: str, data: dict[str, Any], target: tuple[str, ...]) -> str:
+    """The file's new text: `text` with the one key at `target` changed in place, so what the
+    user wrote (comments, order, alignment) stays; written whole from `data` only where the
+    file's layout is beyond the small editor (`ore._toml_edit`), or its edit would not read
+    back as `data`."""
+    from ._toml_edit import set_in_place
+
+    def render(at: tuple[str, ...]) -> str | None:
+        value: Any = data
+        for name in at:
+            if not isinstance(value, dict) or name not in value:
+                return None
+            value = value[name]
+        return _value(value, path)
+
+    edited = set_in_place(text, target, render)
+    if edited is not None:
+        try:
+            if _filled(_toml(path, edited)) == _filled(data):
+                return edited
+        except ConfigError:
+            pass
+    return _dumps(data, path)
+
+
+def _filled(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` without its empty tables (a header left with no entry means no table)."""
+    return {k: v for k, v in data.items() if v != {}}
+
+
 def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -> None:
     """Put `value` (as typed on a command line) at `head[.sub]` of `data`; '' removes it."""
     if head in _TABLES:
@@ -451,15 +490,14 @@ def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -
     if value == "":
         data.pop(head, None)
     elif head == "api_key_env" and not re.match(_ENV_NAME, value):
-        raise ConfigError(
+        raise OptionError(
             "'api_key_env' takes the NAME of an environment variable (e.g. DEEPSEEK_API_KEY), "
-            "never a key: put the key in that variable",
-            path=path,
+            "never a key: put the key in that variable"
         )
     elif head == "log":
         lowered = value.strip().lower()
         if lowered not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-            raise ConfigError(f"'log' must be true or false, not '{value}'", path=path)
+            raise OptionError(f"'log' must be true or false, not '{value}'")
         data[head] = lowered in ("true", "yes", "on", "1")
     else:
         data[head] = value
@@ -506,13 +544,13 @@ def _value(value: Any, path: Path) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(_value(v, path) for v in value) + "]"
+    if isinstance(value, dict):  # a table the file wrote inline, written inline again
+        return "{" + ", ".join(f"{_key(k)} = {_value(v, path)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ConfigError(
-                "the value is not valid text (undecodable bytes); type it again", path=path
-            ) from exc
+            raise OptionError("the value is not valid text (undecodable bytes); type it again") from exc
         return _string(value)
     raise ConfigError(f"a {type(value).__name__} cannot be written to {path}", path=path)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ore.config import Config, config_path, load_config, set_config_value
-from ore.errors import ConfigError
+from ore.errors import ConfigError, OptionError
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_set_keeps_other_keys_writes_0600_and_reads_back(home: Path) -> None:
     ],
 )
 def test_set_refuses_what_cannot_be_read_back(home: Path, key: str, value: str, words: str) -> None:
-    with pytest.raises(ConfigError, match=words):
+    with pytest.raises(OptionError, match=words):  # the user's mistake: a usage error
         set_config_value(key, value)
     assert not (home / "config.toml").exists()
 

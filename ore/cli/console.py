@@ -242,8 +242,11 @@ def _clear_progress() -> None:
 
 def usage_error(exc: click.ClickException) -> int:
     """Show a usage mistake in click's shape (`Usage: ...`, then `Error: ...`), its text made
-    `visible` (it may quote an artifact, a schema or an argument), and return its exit code."""
-    exc.message = visible(exc.message)
+    `visible` (it may quote an artifact, a schema or an argument), and return its exit code.
+    A group called with no command (`ore config`) shows its help, lines and all."""
+    help_only = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click 8.2 and later
+    keep = "\n" if isinstance(exc, help_only) else ""
+    exc.message = visible(exc.message, keep)
     exc.show()
     return exc.exit_code
 

@@ -51,8 +51,11 @@ def alias(name: str, model: str) -> None:
     """Make NAME stand for MODEL (-m NAME, ORE_MODEL=NAME, a default of NAME). MODEL '' removes
     the alias."""
     from ..config import set_config_value
+    from ..errors import OptionError
 
     with reported():
+        if not name.strip():
+            raise OptionError("an alias needs a NAME: ore models alias NAME MODEL")
         path = set_config_value(f"aliases.{name}", model)
     out(visible(f"{name} -> {model} (in {path})" if model else f"alias {name} removed"))
 

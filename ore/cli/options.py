@@ -268,6 +268,13 @@ def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
     exc.message = _QUOTED_FLAG.sub(r"\1", exc.message)
     if not isinstance(exc, click.UsageError) or exc.ctx is None:
         return
+    unknown = _NO_COMMAND.match(exc.message)
+    if unknown is not None and isinstance(exc.ctx.command, click.Group):
+        exc.message = _no_command(exc.ctx, unknown.group(2))
+        no_such: Any = getattr(click.exceptions, "NoSuchCommand", ())  # click 8.4 and later
+        if isinstance(exc, no_such):
+            exc.possibilities = None  # click would add its own "Did you mean"
+        return
     if isinstance(exc, click.BadParameter):
         param = exc.param or _param_hinted(exc.ctx, exc.param_hint)
         if param is not None:
@@ -286,6 +293,21 @@ def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
                 f"--think {_shown(level)} is not a level: use {', '.join(THINK_LEVELS)}, or "
                 "--think alone before the prompt"
             )
+
+
+#: click's words for a command a group does not have (`ore config shw`).
+_NO_COMMAND = re.compile(r"No such command (['\"])(.*)\1\.")
+
+
+def _no_command(ctx: click.Context, name: str) -> str:
+    """A command a group does not have, in ORE's voice: the closest and all of them."""
+    import difflib
+
+    assert isinstance(ctx.command, click.Group)
+    commands = ctx.command.list_commands(ctx)
+    near = difflib.get_close_matches(name, commands, n=2, cutoff=0.6)
+    hint = f" did you mean {' or '.join(near)}?" if near else ""
+    return f"no command '{name}' in {ctx.command_path};{hint} commands: {', '.join(commands)}"
 
 
 def _param_hinted(ctx: click.Context, hint: object) -> click.Parameter | None:

@@ -98,9 +98,9 @@ def test_config_show_set_and_json(ore_env) -> None:
     by_env = run_ore("config", "show", env={**ore_env, "ORE_BACKEND": "ollama"})
     assert "backend\tollama\tenvironment\tORE_BACKEND\n" in by_env.stdout
     bad = run_ore("config", "set", "modle", "x", env=ore_env)
-    assert "unknown config key 'modle'" in one_line_error(bad)
+    assert "unknown config key 'modle'" in usage_error(bad)
     key = run_ore("config", "set", "api_key_env", KEY, env=ore_env)
-    assert "never a key" in one_line_error(key) and KEY not in key.stderr.split("never")[1]
+    assert "never a key" in usage_error(key) and KEY not in key.stderr.split("never")[1]
 
 
 def test_a_bad_backend_in_the_environment_names_the_variable(ore_env) -> None:

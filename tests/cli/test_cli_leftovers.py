@@ -1,0 +1,108 @@
+"""Small promises of issues 22 and 23 kept, through real processes: `ore config`/`ore models`
+mistakes in the one usage voice, a config file changed one key at a time without losing what
+the user wrote, the log switch under `--no-config`, the `-f` total cap and a file named twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests._cli import one_line_error, run_ore, usage_error
+
+#: A config file as a person writes it: comments, alignment, a multi-line value, tables.
+HAND_WRITTEN = """\
+# my ORE setup
+model   = "llama3.2"   # the small one
+
+# a long one
+system = \"\"\"
+You are terse.
+[not a table]
+\"\"\"
+
+[options]  # warmth
+temperature = 0.2 # hmm
+stop = [
+  "a",  # first
+  "b",
+]
+
+[aliases]
+fast = "qwen2.5:0.5b"
+"""
+
+
+def _config(ore_env: dict[str, str]) -> Path:
+    return Path(ore_env["ORE_HOME"]) / "config.toml"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("config", "set", "modle", "x"), ("unknown config key 'modle'", "did you mean model?")),
+        (("config", "set", "nope", "x"), ("unknown config key 'nope'", "options.NAME")),
+        (("config", "set", "options", "x"), ("'options' is a table", "options.NAME VALUE")),
+        (("config", "set", "model.x", "y"), ("'model' has no entries",)),
+        (("config", "set", "log", "maybe"), ("'log' must be true or false",)),
+        (("config", "set", "api_key_env", "sk-secret-1"), ("never a key",)),
+        (("config", "set", "backend", "nope"), ("ollama, openai, deepseek",)),
+        (("config", "shw"), ("did you mean show?", "commands: edit, path, set, show")),
+        (("models", "alis"), ("did you mean alias or aliases?", "commands: alias, aliases")),
+        (("models", "alias", "", "x"), ("an alias needs a NAME",)),
+    ],
+)
+def test_config_and_models_mistakes_are_usage_errors_with_the_choices(
+    ore_env, args, words
+) -> None:
+    line = usage_error(run_ore(*args, env=ore_env))
+    assert all(w in line for w in words), line
+    assert "Did you mean" not in line and "'show'" not in line, line  # click's voice, not ORE's
+    assert not _config(ore_env).exists()
+
+
+def test_a_group_without_a_command_shows_its_help_lines_not_escapes(ore_env) -> None:
+    for group in ("config", "models"):
+        shown = run_ore(group, env=ore_env)
+        assert shown.returncode == 2 and "\\x0a" not in shown.stderr, shown.stderr
+        assert shown.stderr.startswith(f"Usage: ore {group}") and "\n\nCommands:\n" in shown.stderr
+
+
+def test_setting_a_key_keeps_the_files_comments_and_layout(ore_env) -> None:
+    path = _config(ore_env)
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    for args in (
+        ("log", "off"),
+        ("config", "set", "options.temperature", "0.7"),
+        ("config", "set", "options.num_predict", "20"),
+        ("models", "default", "qwen2.5:0.5b"),
+        ("models", "alias", "big", "llama3.1:70b"),
+        ("config", "set", "options.stop", ""),
+    ):
+        done = run_ore(*args, env=ore_env)
+        assert done.returncode == 0, (args, done.stderr)
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN.replace(
+        'model   = "llama3.2"   # the small one', 'model   = "qwen2.5:0.5b"   # the small one'
+    ).replace('"""\n\n[options]', '"""\nlog = false\n\n[options]').replace(
+        'temperature = 0.2 # hmm\nstop = [\n  "a",  # first\n  "b",\n]\n',
+        "temperature = 0.7 # hmm\nnum_predict = 20\n",
+    ).replace('fast = "qwen2.5:0.5b"\n', 'fast = "qwen2.5:0.5b"\nbig = "llama3.1:70b"\n')
+    shown = json.loads(run_ore("--dry-run", "hi", env=ore_env).stdout)
+    assert shown["model"] == "qwen2.5:0.5b" and shown["options"] == {
+        "temperature": 0.7,
+        "num_predict": 20,
+    }
+    assert run_ore("log", "on", env=ore_env).returncode == 0
+    assert "log = true\n" in path.read_text(encoding="utf-8")
+
+
+def test_a_file_the_user_broke_is_reported_and_never_overwritten(ore_env) -> None:
+    path = _config(ore_env)
+    broken = '# mine\nmodel = "a"\n[options]\ntemperature = \n'
+    path.write_text(broken, encoding="utf-8")
+    for args in (("log", "off"), ("config", "set", "model", "b"), ("models", "default", "b")):
+        failed = run_ore(*args, env=ore_env)
+        assert failed.returncode == 1
+        assert f"{path}, line 4" in one_line_error(failed)
+    assert path.read_text(encoding="utf-8") == broken
