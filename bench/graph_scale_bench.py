@@ -1,7 +1,8 @@
-"""Scale: `ore.graph` on a corpus of 10,000+ source files, next to django alone in the same run.
+"""Scale: `ore.graph` on issue 24's 18,484-file corpus, next to django alone in the same run.
 
-The corpus is several large packages from the package index installed side by side with
-`pip install --no-deps --target` (pinned versions, so the same files every time). Every figure is
+The corpus is plotly, sympy, twilio and django from the package index installed side by side with
+`pip install --no-deps --target` (pinned versions, so the same files every time; the corpus
+bench/mcp_bench.py's `--corpus` takes). Every figure is
 taken in a fresh process, so each peak memory (`ru_maxrss`) belongs to one command: the process
 itself, and separately its children (`RUSAGE_CHILDREN`: the forked parse workers of a cold index;
 for a warm query only the `git ls-files` probe, which is a fork of the process until it execs). Per run, interleaved, medians
@@ -11,14 +12,20 @@ of N runs:
 - warm `dependents FILE`, `symbol NAME` and `top-files`: `open_graph(root)` plus the query timed
   inside the process (the import of ORE excluded), and the whole `ore graph ...` command's wall
   time (start-up included);
+- the same warm queries answered by a warm body (`ore.graph.serve.WarmGraph`, what `ore mcp`
+  keeps, through `ore.mcp.tools.call_tool`: the change check, the query and the JSON result,
+  without the MCP transport, which costs the same on any tree): the median of 20 calls after
+  one warm-up, in a fresh process per run;
 - one-file re-index (a line appended to one file; restored afterwards);
 - the same warm queries, cold indexes and re-index on django alone (the corpus's own copy), and
-  the ratio corpus / django of each warm query. Target (issue 14): every warm ratio < 3x.
+  the ratio corpus / django of each warm query. Target (issues 14 and 24): every warm ratio < 3x.
 
 Also the cache's size on disk, the corpus's files by language and by package, and the load
 average (the machine is shared: interleaving and medians are what make the figures comparable).
 
-    python bench/graph_scale_bench.py [--corpus DIR] [--runs 5] [--json]
+    python bench/graph_scale_bench.py [--corpus DIR] [--runs 5] [--no-cold] [--json]
+
+--no-cold leaves the cold indexes out (50 s each on the corpus on 2 shared cores).
 
 With --corpus the corpus there is reused (or assembled there when the folder holds no corpus);
 without it, it is assembled in a temporary folder and removed afterwards.
@@ -40,27 +47,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-#: Pinned, all wheels; with --no-deps nothing else comes along.
-PINNED = (
-    "django==5.2.19",
-    "sympy==1.14.0",
-    "pandas==3.1.1",
-    "scipy==1.17.1",
-    "scikit-learn==1.9.1",
-    "matplotlib==3.11.2",
-    "numpy==2.4.6",
-    "ansible-core==2.19.14",
-    "sqlalchemy==2.1.9",
-    "networkx==3.6.1",
-    "astropy==8.0.2",
-    "bokeh==3.9.2",
-)
+#: Pinned, all wheels; with --no-deps nothing else comes along (issue 24's corpus).
+PINNED = ("plotly==5.24.1", "sympy==1.14.0", "twilio==9.13.0", "django==5.2.19")
 STAMP = ".ore-scale-corpus"
-MIN_FILES = 10_000
+MIN_FILES = 18_000
+#: Calls per warm-body measurement (after one warm-up call).
+SERVED_CALLS = 20
 #: The queries: the same file and name on both roots (django's paths inside the corpus).
 FILE = "db/models/base.py"
 NAME = "Model"
 QUERIES = ("dependents", "symbol", "top-files")
+#: The MCP tool answering each query, and its arguments (`arg` is the file or the name).
+TOOLS = {"dependents": "dependents", "symbol": "find_symbol", "top-files": "top_files"}
 
 
 # -- the corpus --------------------------------------------------------------------------------
@@ -111,6 +109,8 @@ def child(mode: str, root: str, arg: str) -> None:
         extra["rows"] = len(open_graph(root).symbol(arg))
     elif mode == "top-files":
         extra["rows"] = len(open_graph(root).top_files(10))
+    elif mode.startswith("served-"):
+        extra = served(mode.removeprefix("served-"), root, arg)
     elif mode == "census":
         g = open_graph(root)
         extra["languages"] = dict(Counter(r.language for r in g.index.files.values()))
@@ -127,6 +127,30 @@ def child(mode: str, root: str, arg: str) -> None:
             }
         )
     )
+
+
+def served(query: str, root: str, arg: str) -> dict[str, Any]:
+    """The warm body's answer to `query`: opened (from the warm cache), two warm-up calls, then
+    the median of `SERVED_CALLS` calls as `ore mcp` answers each (change check, query, JSON)."""
+    from ore.graph.serve import WarmGraph
+    from ore.mcp.tools import call_tool
+
+    tool = TOOLS[query]
+    args = {"dependents": {"file": arg}, "find_symbol": {"name": arg}, "top_files": {"limit": 10}}
+    warm = WarmGraph(root)
+    start = time.perf_counter()
+    reply = call_tool(warm, tool, args[tool])
+    first = time.perf_counter() - start
+    if reply.error:
+        raise SystemExit(f"{tool}: {reply.text}")
+    call_tool(warm, tool, args[tool])  # the first check after opening stats every file
+    times = []
+    for _ in range(SERVED_CALLS):
+        start = time.perf_counter()
+        call_tool(warm, tool, args[tool])
+        times.append(time.perf_counter() - start)
+    warm.close()
+    return {"call_s": statistics.median(times), "first_s": first}
 
 
 def run_child(mode: str, root: Path, arg: str = "") -> dict[str, Any]:
@@ -188,7 +212,7 @@ def reindex(root: Path, rel: str, run: int) -> dict[str, Any]:
     return result
 
 
-def bench(corpus: Path, runs: int, home: Path) -> dict[str, Any]:
+def bench(corpus: Path, runs: int, home: Path, *, cold: bool = True) -> dict[str, Any]:
     os.environ["ORE_HOME"] = str(home)
     django = corpus / "django"
     roots = {"corpus": corpus, "django": django}
@@ -207,7 +231,7 @@ def bench(corpus: Path, runs: int, home: Path) -> dict[str, Any]:
             run_child(query, root, files[name] if query == "dependents" else NAME)
     census = run_child("census", corpus)
     for run in range(runs):
-        for jobs in ("0", "1"):
+        for jobs in ("0", "1") if cold else ():
             for name, root in roots.items():
                 cache_path(root.resolve()).unlink(missing_ok=True)
                 keep(f"{name} cold jobs={jobs}", run_child("cold", root, jobs))
@@ -218,6 +242,10 @@ def bench(corpus: Path, runs: int, home: Path) -> dict[str, Any]:
                 keep(f"{name} warm {query}", run_child(query, root, arg))
             for name, root in roots.items():
                 keep(f"{name} cli {query}", run_cli(query, root))
+            for name, root in roots.items():
+                arg = files[name] if query == "dependents" else NAME
+                got = run_child(f"served-{query}", root, arg)
+                keep(f"{name} served {query}", {**got, "s": got["call_s"]})
         for name, root in roots.items():
             keep(f"{name} reindex", reindex(root, files[name], run))
         loads.append(os.getloadavg())
@@ -229,20 +257,25 @@ def bench(corpus: Path, runs: int, home: Path) -> dict[str, Any]:
             "s_all": [round(v["s"], 4) for v in values],
             "rss_mib": max(v["rss_kib"] for v in values) / 1024,
             "workers_rss_mib": max(v.get("workers_rss_kib", 0) for v in values) / 1024,
+            **(
+                {"first_s": med(v["first_s"] for v in values)}
+                if values and "first_s" in values[0]
+                else {}
+            ),
         }
         for key, values in samples.items()
     }
     ratios = {
         f"{kind} {query}": figures[f"corpus {kind} {query}"]["s"]
         / figures[f"django {kind} {query}"]["s"]
-        for kind in ("warm", "cli")
+        for kind in ("warm", "cli", "served")
         for query in QUERIES
     }
     tops = owners(corpus)
     by_package: Counter[str] = Counter()
     for top, count in census["tops"].items():
         by_package[tops.get(top, top)] += count
-    cold_files = {v["files"] for v in samples["corpus cold jobs=0"]}
+    cold_files = {v["files"] for v in samples.get("corpus cold jobs=0", [])}
     return {
         "pinned": list(PINNED),
         "files": sum(census["languages"].values()),
@@ -266,7 +299,8 @@ def report(r: dict[str, Any]) -> None:
     print(f"cores {r['cores']}, runs {r['runs']} (medians); load averages {r['loadavg']}")
     for key, f in r["figures"].items():
         workers = f" children {f['workers_rss_mib']:.0f} MiB" if f["workers_rss_mib"] else ""
-        print(f"{key:34} {f['s']:8.3f} s   peak {f['rss_mib']:6.0f} MiB{workers}")
+        first = f" (first call {f['first_s']:.3f} s)" if "first_s" in f else ""
+        print(f"{key:34} {f['s']:8.4f} s   peak {f['rss_mib']:6.0f} MiB{workers}{first}")
     for key, ratio in r["ratios"].items():
         print(f"corpus / django {key:20} {ratio:5.2f}x")
     for name, sizes in r["cache_bytes"].items():
@@ -281,13 +315,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, help="reuse (or assemble) the corpus here")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-cold", action="store_true", help="leave the cold indexes out")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ore-graph-scale-"))
     try:
         corpus = (args.corpus or work / "corpus").resolve()
         assemble(corpus)
-        result = bench(corpus, args.runs, work / "home")
+        result = bench(corpus, args.runs, work / "home", cold=not args.no_cold)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if result["files"] < MIN_FILES:

@@ -66,9 +66,10 @@ class WarmGraph:
         self._check = True  # the next call stats everything, whatever the watch says
         self._writer = _Writer()
         self._resolution: Resolution | None = None  # the imports resolved at the last patch
-        from .judgment import shapecache
+        from .judgment import lineindex, shapecache
 
         shapecache.DEFERRED[self.root] = partial(self._writer.write, "shapes")
+        lineindex.keep(self.root)  # snippets compared only with the files sharing a line
         self.refreshes = 0
         self.patches = 0
 
@@ -115,9 +116,10 @@ class WarmGraph:
 
     def close(self) -> None:
         """Finish writing the cache and stop watching the tree."""
-        from .judgment import shapecache
+        from .judgment import lineindex, shapecache
 
         shapecache.DEFERRED.pop(self.root, None)
+        lineindex.forget(self.root)
         self._writer.flush()
         if self._watch is not None:
             self._watch.close()

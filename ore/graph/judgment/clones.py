@@ -23,7 +23,7 @@ structural match (same function shape) scores at least 0.8; matches under 0.5 ar
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import GraphError
 from ..index.kinds import is_context
 from ..results import CloneGroup, Occurrence, SnippetMatch
+from .lineindex import kept
 from .memo import remembered
 from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
@@ -269,7 +270,10 @@ def match_snippet(
     seeds = {r for r, t in zip(snip.renamed, snip.tokens, strict=True) if t >= _TRIVIAL_TOKENS}
     snippet_shapes = {fn.shape for fn in snip.functions if fn.shape}
     found: dict[tuple[str, int, int], SnippetMatch] = {}
-    for path in sorted(shapes):
+    index = kept(g.root, _TRIVIAL_TOKENS)  # a long-lived process: the files holding a seed
+    paths = sorted(shapes) if index is None else index.files_with(shapes, seeds, snippet_shapes)
+    known = set(s_renamed)
+    for path in paths:
         shape = shapes[path]
         hits = [n for n, r in zip(shape.numbers, shape.renamed, strict=True) if r in seeds]
         units = []
@@ -279,7 +283,10 @@ def match_snippet(
                 units.append((fn.start, fn.end, fn.name, same))
         if any(not any(s <= n <= e for s, e, _n, _x in units) for n in hits):
             units.append((1, shape.numbers[-1], "", False))  # module-level code
+        shared = [i for i, r in enumerate(shape.renamed) if r in known] if units else []
         for start, end, name, same in units:
+            if not same and 3 * _matchable(shape, start, end, shared) < len(s_renamed):
+                continue  # too few of the snippet's lines to reach _MIN_SCORE: not scored
             match = _score(shape, start, end, name, s_renamed, s_exact, same)
             if match is not None:
                 key = (match.path, match.start, match.end)
@@ -289,6 +296,15 @@ def match_snippet(
         found.values(), key=lambda m_: (-m_.score, _KIND_ORDER[m_.kind], m_.path, m_.start)
     )
     return _innermost(ranked)[:limit]
+
+
+def _matchable(shape: FileShape, start: int, end: int, shared: list[int]) -> int:
+    """How many lines of the unit (`start`..`end`) could match the snippet's (`shared`: the
+    file's lines whose renamed key is one of the snippet's). The score's `M` is at most that,
+    and a score of 0.5 needs `3M >= len(snippet)` (`2M / (len(snippet) + M)`, the best a unit
+    or a span of it can give), so a unit below it is never scored."""
+    lo, hi = shape.span(start, end)
+    return bisect_left(shared, hi) - bisect_left(shared, lo)
 
 
 def _score(
