@@ -132,14 +132,18 @@ def _accessors(name: str, count: int) -> str:
     return "".join(
         f"    @property\n    def {name}_{k}(self):\n"
         f'        "Return the {name} {k}."\n'
-        f"        return capi.get_{name}_{k}(self.ptr, byref(c_int()))\n\n"
+        f"        value = capi.get_{name}_{k}(self.ptr, byref(c_int()))\n"
+        f'        log.debug("{name} %d", value)\n'
+        "        check_status(self.ptr, value)\n"
+        "        return value\n\n"
         for k in range(count)
     )
 
 
 def test_periodic_code_gives_groups_of_places_that_do_not_overlap(tmp_path: Path) -> None:
-    # five and three renamed copies of a 4-line accessor: pairs at different shifts of the
-    # period have the same length and join through the places they share
+    # five and three renamed copies of a 7-line accessor (four distinct statements, as a
+    # renamed run needs): pairs at different shifts of the period have the same length and
+    # join through the places they share
     g = graph(
         tmp_path,
         {

@@ -4,12 +4,13 @@ Repo-wide (`find_clones`): exact and renamed groups are runs of equal lines (`ru
 compare text lines, docstrings included, and may start and end inside a line; renamed ones compare
 code lines once identifiers and literals are normalised); structural clones are whole functions
 whose syntax trees have the same shape without being renamed copies. A group is kept when it
-spans at least `min_lines` lines and `min_tokens` tokens.
+spans at least `min_lines` lines and `min_tokens` tokens, and a renamed one is not too trivial to
+report (`trivial`: a table, under four distinct statements, mostly differing docstrings).
 
 So that a long clone is one answer, not a flood of its windows (`_unflooded`): groups of one
 kind over the same files whose places overlap pairwise are merged into one group of the union
 spans, and a group whose every place lies inside a distinct place of a larger group is dropped;
-so is a renamed group of under one token per four lines (`_mostly_prose`).
+so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design.
 
@@ -39,6 +40,7 @@ from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, family, snippet_shape
+from .trivial import mostly_prose
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -55,8 +57,7 @@ _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
-_PROSE_LINES = 4  # lines per token past which a renamed group is mostly differing docstrings
-_UNFLOODED = 4  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 5  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
@@ -92,7 +93,7 @@ def find_clones(
         if "structural" in wanted:
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
-        kept = _unflooded([c for c in groups if not _mostly_prose(c)])
+        kept = _unflooded([c for c in groups if not mostly_prose(c.kind, c.tokens, c.lines)])
         kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))
         return kept
 
@@ -125,12 +126,6 @@ def _heaviest(c: CloneGroup) -> tuple[int, int, int, str, int]:
     a run of stubs under differing docstrings spans (sqlalchemy's event hooks, operators)."""
     first = c.occurrences[0]
     return (-c.tokens, -c.lines, _KIND_ORDER[c.kind], first.path, first.start)
-
-
-def _mostly_prose(c: CloneGroup) -> bool:
-    """A renamed group spanning four lines or more per token: two different docstrings (one
-    token each once renamed) between a signature's last lines and a line of code."""
-    return c.kind == "renamed" and c.tokens * _PROSE_LINES < c.lines
 
 
 def _unflooded(groups: list[CloneGroup]) -> list[CloneGroup]:
@@ -275,15 +270,17 @@ def match_snippet(
     known = set(s_renamed)
     for path in paths:
         shape = shapes[path]
-        hits = [n for n, r in zip(shape.numbers, shape.renamed, strict=True) if r in seeds]
+        renamed, numbers = shape.renamed, shape.numbers
+        shared = [i for i, r in enumerate(renamed) if r in known]  # seeds are among them
+        hits = [numbers[i] for i in shared if renamed[i] in seeds]  # in line order
         units = []
         for fn in shape.functions:
             same = fn.shape in snippet_shapes
-            if same or any(fn.start <= n <= fn.end for n in hits):
+            at = bisect_left(hits, fn.start)
+            if same or (at < len(hits) and hits[at] <= fn.end):
                 units.append((fn.start, fn.end, fn.name, same))
         if any(not any(s <= n <= e for s, e, _n, _x in units) for n in hits):
             units.append((1, shape.numbers[-1], "", False))  # module-level code
-        shared = [i for i, r in enumerate(shape.renamed) if r in known] if units else []
         for start, end, name, same in units:
             if not same and 3 * _matchable(shape, start, end, shared) < len(s_renamed):
                 continue  # too few of the snippet's lines to reach _MIN_SCORE: not scored

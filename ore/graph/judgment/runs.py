@@ -23,6 +23,7 @@ from ..index.extract import MAX_BYTES
 from ..index.source import read_source
 from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, line_tokens
+from .trivial import trivial_run
 
 __all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
 
@@ -240,12 +241,12 @@ def _shared(one: list[str], two: list[str]) -> int:
     return k
 
 
-def _table(keys: tuple[int, ...], place: Span) -> bool:
-    """Whether a renamed run is a table (an import list, a dict literal, a run of registration
-    calls, or two of them): once names and literals are normalised, two lines make up three
-    quarters of it or more. (A run of three-line accessors, two thirds, is not a table.)"""
-    _f, i, n, _b, _a = place
-    return sum(count for _key, count in Counter(keys[i : i + n]).most_common(2)) * 4 >= n * 3
+def _trivial(views: list[TextLines], place: Span) -> bool:
+    """Whether a renamed run is too trivial to report (`trivial.trivial_run`); its renamed keys
+    and tokens are the same at every place."""
+    f, i, n, _b, _a = place
+    _numbers, keys, tokens = views[f]
+    return trivial_run(keys[i : i + n], tokens[i : i + n])
 
 
 def _grouped(
@@ -274,7 +275,7 @@ def _grouped(
             if kept and (f, i) < (kept[-1][0], kept[-1][1] + kept[-1][2]):
                 continue  # overlaps the place before it: periodic code, joined through others
             kept.append(place)
-        if len(kept) < 2 or (kind == "renamed" and _table(views[kept[0][0]][1], kept[0])):
+        if len(kept) < 2 or (kind == "renamed" and _trivial(views, kept[0])):
             continue
         tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
         occurrences = []

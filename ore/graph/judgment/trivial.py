@@ -1,0 +1,45 @@
+"""What is too trivial to report as a renamed clone: the one place that decides it.
+
+A renamed run is equal once identifiers and literals are normalised (`shapes`), so short runs of
+a codebase's idioms match everywhere: a test's `Table("t", metadata, Column("id", Integer, ...))`
+set-up, a `X = cls.classes.X` preamble, `assert_raises(...)` tails, typing stubs of distinct
+operators. They are not copies anyone would merge. Exact copies are reported whatever they hold
+(the same tokens are a copy); a renamed run is dropped when it is
+
+- a *table*: two renamed lines make up three quarters of it or more (an import list, a dict
+  literal, a run of registration calls); a run of three-line accessors, two thirds, is not;
+- *too few statements*: under `STATEMENTS` distinct renamed lines of `STATEMENT_TOKENS` tokens or
+  more. Shorter lines are the punctuation of a statement (`)`, `x,`, `"t1",`, `else:`, `@x`), and
+  a line shape repeated with other names or literals is one statement, not several;
+- *mostly prose* (`mostly_prose`, on a whole group): four lines or more per token, two
+  different docstrings (one token each once renamed) around a line or two of code.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = ["STATEMENTS", "STATEMENT_TOKENS", "mostly_prose", "trivial_run"]
+
+#: Distinct statement-like lines a renamed run needs (sqlalchemy's renamed test idioms have 1-3).
+STATEMENTS = 4
+#: A line of fewer tokens is part of a statement, not one (`)`, `x,`, `else:`, `return x`).
+STATEMENT_TOKENS = 4
+_PROSE_LINES = 4
+
+
+def trivial_run(keys: Sequence[int], tokens: Sequence[int]) -> bool:
+    """Whether a renamed run (its lines' renamed keys and token counts) is a table or holds
+    too few distinct statements to be reported."""
+    n = len(keys)
+    if sum(count for _key, count in Counter(keys).most_common(2)) * 4 >= n * 3:
+        return True  # a table
+    statements = {k for k, t in zip(keys, tokens, strict=True) if t >= STATEMENT_TOKENS}
+    return len(statements) < STATEMENTS
+
+
+def mostly_prose(kind: str, tokens: int, lines: int) -> bool:
+    """A renamed group spanning four lines or more per token: two different docstrings between
+    a signature's last lines and a line of code."""
+    return kind == "renamed" and tokens * _PROSE_LINES < lines
