@@ -44,6 +44,7 @@ __all__ = [
     "config_path",
     "from_environment",
     "load_config",
+    "log_switch",
     "set_config_value",
     "settle",
 ]
@@ -255,6 +256,23 @@ def load_config(
     if text is None:
         return Config()
     return _parse(path, text, _toml(path, text))
+
+
+def log_switch() -> bool | None:
+    """What the config file says of `log` alone, None when it says nothing (or there is no
+    file). Read even under `--no-config`: that sets aside the file's defaults for a turn, never
+    a user's `ore log off` (whether what one sends is kept is not a default of the turn).
+
+    :raises ConfigError: the file cannot be read or is not TOML, or `log` is not true or false.
+    """
+    path = config_path()
+    text = _read_text(path)
+    if text is None:
+        return None
+    value = _toml(path, text).get("log")
+    if value is not None and not isinstance(value, bool):
+        raise _broken(path, _line_of(text, "log"), "'log' must be true or false")
+    return value
 
 
 def set_config_value(key: str, value: str) -> Path:
@@ -550,7 +568,9 @@ def _value(value: Any, path: Path) -> str:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise OptionError("the value is not valid text (undecodable bytes); type it again") from exc
+            raise OptionError(
+                "the value is not valid text (undecodable bytes); type it again"
+            ) from exc
         return _string(value)
     raise ConfigError(f"a {type(value).__name__} cannot be written to {path}", path=path)
 

@@ -35,12 +35,18 @@ def config() -> None:
 @click.option("--no-config", is_flag=True, help="Show what applies without the file.")
 def show(as_json: bool, no_config: bool) -> None:
     """Each value a turn would use, with where it comes from (environment, file, default)."""
-    from ..config import load_config, settle
+    from ..config import config_path, load_config, log_switch, settle
 
     with reported():
         loaded = load_config(ignore=no_config)
         found = settle(loaded)
-        rows = _rows(found.to_dict(), loaded.aliases, loaded.log, str(loaded.source or "built-in"))
+        rows = _rows(found.to_dict(), loaded.aliases, str(loaded.source or "built-in"))
+        # The log switch holds under --no-config too (ore log status says the rule).
+        said = log_switch()
+        log = {"value": True, "origin": "default", "source": "built-in"}
+        if said is not None:
+            log = {"value": said, "origin": "file", "source": str(config_path())}
+        rows.insert(len(found.to_dict()), {"key": "log", **log})
     if as_json:
         from .tables import emit_table
 
@@ -54,15 +60,11 @@ def show(as_json: bool, no_config: bool) -> None:
     )
 
 
-def _rows(
-    settings: dict[str, dict[str, Any]], aliases: Any, log: bool, source: str
-) -> list[dict[str, Any]]:
+def _rows(settings: dict[str, dict[str, Any]], aliases: Any, source: str) -> list[dict[str, Any]]:
     rows = [{"key": key, **value} for key, value in settings.items()]
     for row in rows:
         if row["key"] == "base_url" and isinstance(row["value"], str):
             row["value"] = _public(row["value"])
-    file_or_default = "file" if source != "built-in" else "default"
-    rows.append({"key": "log", "value": log, "origin": file_or_default, "source": source})
     rows += [
         {"key": f"aliases.{name}", "value": model, "origin": "file", "source": source}
         for name, model in aliases.items()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..turn import TurnResult
     from .options import Options
 
-__all__ = ["continued", "keep_turn", "log", "logging_enabled", "parse_ref"]
+__all__ = ["LOG_RULE", "continued", "keep_turn", "log", "logging_enabled", "parse_ref"]
 
 _SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: `ore log show -1`: a negative number is a turn, not an option.
@@ -319,7 +319,8 @@ def _switch(value: bool) -> None:
 @log.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def status(as_json: bool) -> None:
-    """Whether turns are logged, where, how many and how large the file is."""
+    """Whether turns are logged (and the rule that decides it), where, how many and how large
+    the file is."""
     from ..log import log_path
     from ..log import usage as per_day
 
@@ -330,12 +331,14 @@ def status(as_json: bool) -> None:
     turns = sum(u.turns for u in days)
     size = _size(path)
     data: dict[str, Any] = {"log": enabled, "path": str(path), "turns": turns, "bytes": size}
+    data["rule"] = LOG_RULE
     if as_json:
         print_json(data)
         return
     state = "on" if enabled else "off ('ore log on' starts it again)"
     for line in (f"log {state}", f"path {path}", f"turns {turns}", f"bytes {size}"):
         out(visible(line))
+    out(f"rule {LOG_RULE}")
 
 
 def _size(path: Any) -> int:
@@ -348,16 +351,37 @@ def _size(path: Any) -> int:
     return total
 
 
+#: When a turn is logged: one rule, said by `ore log status` and docs/log.md.
+LOG_RULE = (
+    "a turn is logged unless the config file says log = false (ore log off; it holds under "
+    "--no-config too) or the call says --no-log"
+)
+
+
 def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
-    """Whether a turn is logged: not with `--no-log`, nor with `log = false` in the config
-    file (which `--no-config` sets aside: the default, on, then holds)."""
+    """Whether a turn is logged, as `LOG_RULE` says. `--no-config` sets aside the file's
+    defaults for a turn, never the user's word that turns are not kept: the file's `log` is
+    read all the same, and a file that cannot be read (it may say false) keeps the turn out
+    of the log, with one warning line."""
     if no_log:
         return False
-    from ..config import load_config
+    from ..config import load_config, log_switch
+    from ..errors import ConfigError, HomeUnusable
 
-    # An unusable home was told once already (the turn's own config read); the log's own
-    # write then fails with its line.
-    return bool(load_config(ignore=no_config, on_unusable_home=lambda _: None).log)
+    if not no_config:
+        # An unusable home was told once already (the turn's own config read); the log's own
+        # write then fails with its line.
+        return bool(load_config(on_unusable_home=lambda _: None).log)
+    try:
+        return log_switch() is not False
+    except HomeUnusable:
+        return True  # no file can be read there, nor a log written: its write says so
+    except ConfigError as exc:
+        warn(
+            f"this turn is not logged: the config file {exc.path} cannot be read, and it may "
+            "say log = false; fix it (ore config edit), or add --no-log"
+        )
+        return False
 
 
 def keep_turn(result: TurnResult) -> None:

@@ -53,9 +53,7 @@ def _config(ore_env: dict[str, str]) -> Path:
         (("models", "alias", "", "x"), ("an alias needs a NAME",)),
     ],
 )
-def test_config_and_models_mistakes_are_usage_errors_with_the_choices(
-    ore_env, args, words
-) -> None:
+def test_config_and_models_mistakes_are_usage_errors_with_the_choices(ore_env, args, words) -> None:
     line = usage_error(run_ore(*args, env=ore_env))
     assert all(w in line for w in words), line
     assert "Did you mean" not in line and "'show'" not in line, line  # click's voice, not ORE's
@@ -106,3 +104,37 @@ def test_a_file_the_user_broke_is_reported_and_never_overwritten(ore_env) -> Non
         assert failed.returncode == 1
         assert f"{path}, line 4" in one_line_error(failed)
     assert path.read_text(encoding="utf-8") == broken
+
+
+def _logged(ore_env: dict[str, str]) -> int:
+    status = run_ore("log", "status", "--json", env=ore_env)
+    assert status.returncode == 0, status.stderr
+    return json.loads(status.stdout)["turns"]
+
+
+def test_log_off_holds_under_no_config_and_status_says_the_rule(ore_env, fake_ollama) -> None:
+    assert run_ore("--no-config", "hi", env=ore_env).stdout == "echo: hi\n"
+    assert _logged(ore_env) == 1
+    assert run_ore("log", "off", env=ore_env).returncode == 0
+    for flags in (("--no-config",), (), ("--no-config", "-m", "qwen2.5:0.5b")):
+        answered = run_ore(*flags, "hi", env=ore_env)
+        assert (answered.returncode, answered.stdout, answered.stderr) == (0, "echo: hi\n", "")
+    assert _logged(ore_env) == 1
+    shown = run_ore("config", "show", "--no-config", env=ore_env)
+    assert f"log\tfalse\tfile\t{_config(ore_env)}\n" in shown.stdout
+    status = run_ore("log", "status", env=ore_env).stdout.splitlines()
+    assert status[0].startswith("log off") and status[-1].startswith("rule "), status
+    assert "log = false" in status[-1] and "--no-config" in status[-1] and "--no-log" in status[-1]
+
+
+def test_a_broken_file_under_no_config_keeps_the_turn_out_of_the_log(ore_env, fake_ollama) -> None:
+    path = _config(ore_env)
+    path.write_text("log = false\nmodel = \n", encoding="utf-8")
+    answered = run_ore("--no-config", "hi", env=ore_env)
+    assert (answered.returncode, answered.stdout) == (0, "echo: hi\n")
+    line = one_line_error(answered)
+    assert line.startswith("Warning: this turn is not logged") and str(path) in line, line
+    path.write_text("model = \n", encoding="utf-8")
+    assert run_ore("--no-config", "--no-log", "hi", env=ore_env).stderr == ""
+    path.unlink()
+    assert _logged(ore_env) == 0
