@@ -63,6 +63,9 @@ class CodeGraph:
         self.index = index
         self.root: Path = index.root
         self.files: list[str] = list(index.files)
+        #: Kept by a long-lived process (`serve.WarmGraph`): whole-graph structures a query
+        #: could do without (the reverse adjacency) are built once and then reused.
+        self.kept = False
 
     @cached_property
     def out(self) -> dict[str, dict[str, float]]:
@@ -159,8 +162,7 @@ class CodeGraph:
     def top_files(self, limit: int | None = 20) -> list[FileScore]:
         """Files ranked by weighted PageRank, highest first."""
         scores = self.pagerank
-        # files are in path order and the sort is stable: highest score first, then by path
-        ordered = sorted(self.files, key=scores.__getitem__, reverse=True)[: _cap(limit)]
+        ordered = self._by_rank[: _cap(limit)]
         dependents, dependencies = self._degrees
         return [
             FileScore(
@@ -173,6 +175,12 @@ class CodeGraph:
             )
             for p in ordered
         ]
+
+    @cached_property
+    def _by_rank(self) -> list[str]:
+        """Every file, highest PageRank first (files are in path order and the sort is stable:
+        then by path); sorted once per graph, as a warm body asks again and again."""
+        return sorted(self.files, key=self.pagerank.__getitem__, reverse=True)
 
     def hits(self, limit: int | None = 20) -> Hits:
         """HITS: hubs depend on many authorities; authorities are depended on by many hubs."""
@@ -195,7 +203,7 @@ class CodeGraph:
     def dependents(self, file: str, depth: int = 1) -> list[Neighbor]:
         """Files that depend on `file` (transitively up to `depth` hops)."""
         path = self.resolve_file(file)
-        if depth == 1 and "incoming" not in self.__dict__:  # one hop: no need for every file's
+        if depth == 1 and not self.kept and "incoming" not in self.__dict__:  # one hop: one pass
             return self._reach(path, {path: self._sources_of(path)}, depth, reverse=True)
         return self._reach(path, self.incoming, depth, reverse=True)
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from .graph import CodeGraph, open_graph
 from .index.cache import NAMES, CachedIndex, head_of, name_index, patched_head, write_cache
-from .index.edges import build_edges
+from .index.edges import build_edges, rebuilt_edges, referring
 from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
@@ -104,6 +104,7 @@ class WarmGraph:
         records = graph.index.files
         records.all()  # every record in memory: no later read of a cache replaced since
         records.names()
+        graph.kept = True
         self._probe = Probe.of(str(self.root), records)
         if self._watch is not None:
             self._watch.close()
@@ -127,7 +128,16 @@ class WarmGraph:
 
 
 #: What a graph derives from its files and edges alone: kept across a patch that left both.
-_BY_EDGES = ("out", "imports", "kinds", "incoming", "_degrees", "pagerank", "_derived_key")
+_BY_EDGES = (
+    "out",
+    "imports",
+    "kinds",
+    "incoming",
+    "_degrees",
+    "pagerank",
+    "_derived_key",
+    "_by_rank",
+)
 
 
 def _imports(record: FileIndex) -> tuple[object, ...]:
@@ -180,8 +190,18 @@ def _patched(
             else:  # the same content under a new stat: keep the record, refresh its key
                 info = stats[rel]
                 files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)
+        sources: set[str] | None = None  # the files whose reference edges were built again
         if same_links:
             edges, externals = old.index.edges, old.index.externals
+        elif same_imports and resolution is not None:  # the same bindings: only references
+            names: set[str] = set()
+            for rel in changed:
+                names ^= {s.name for s in records[rel].symbols} ^ {
+                    s.name for s in files[rel].symbols
+                }
+            sources = set(changed) | (referring(files, resolution, names) if names else set())
+            edges = rebuilt_edges(old.index.edges, files, resolution, sources)
+            externals = old.index.externals
         else:
             if resolution is None or not same_imports:
                 resolution = resolve_all(root, files)
@@ -202,11 +222,46 @@ def _patched(
     index = Index(old.root, built, head.edges, externals, old.index.skipped, parsed)
     index.__dict__["edges"] = edges
     graph = CodeGraph(index)
+    graph.kept = True
     if same_links:
         for name in _BY_EDGES:
             if name in old.__dict__:
                 graph.__dict__[name] = old.__dict__[name]
+    elif sources is not None:
+        _patch_adjacency(old, graph, sources)
     return graph, resolution
+
+
+def _patch_adjacency(old: CodeGraph, new: CodeGraph, sources: set[str]) -> None:
+    """Carry `old`'s adjacency over to `new`, whose edges differ only in the reference edges
+    out of `sources`: their rows are built again, every other row is shared (no whole-graph
+    structure is rebuilt for a one-file edit). The import edges are the same."""
+    if "imports" in old.__dict__:
+        new.__dict__["imports"] = old.__dict__["imports"]
+    if "out" not in old.__dict__:
+        return
+    before = old.__dict__["out"]
+    rows: dict[str, dict[str, float]] = {p: {} for p in sources}
+    for e in new.index.edges:
+        if e.source in rows:
+            row = rows[e.source]
+            row[e.target] = row.get(e.target, 0.0) + e.weight
+    out = dict(before)
+    out.update(rows)
+    new.__dict__["out"] = out
+    if "incoming" not in old.__dict__:
+        return
+    incoming = dict(old.__dict__["incoming"])
+    copied: set[str] = set()
+    for source in sources:
+        for target in (*before[source], *out[source]):
+            if target not in copied:
+                incoming[target] = dict(incoming[target])
+                copied.add(target)
+            incoming[target].pop(source, None)
+        for target, weight in out[source].items():
+            incoming[target][source] = weight
+    new.__dict__["incoming"] = incoming
 
 
 class _Writer:

@@ -114,3 +114,51 @@ def test_files_that_come_or_go_open_the_graph_again(warm: WarmGraph) -> None:
     assert "sub/deep.py" in dependents(warm, "pkg/core.py")
     assert warm.refreshes == 4 and warm.patches == 0
     same_as_fresh(warm)
+
+
+def test_an_edit_rebuilds_only_what_it_changed(
+    warm: WarmGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the imports are resolved, an edit that keeps them (a new name, a new use) resolves
+    nothing again nor builds every edge: the edges out of the files it can change are built
+    again, and the rows of the reverse adjacency it did not touch are the same objects."""
+    user = warm.root / "pkg" / "user.py"
+    user.write_text("import os\nfrom pkg import core\n\n\ndef use():\n    return core.base()\n")
+    g = warm.graph()  # an import changed: resolved again, this once
+    assert dependents(warm, "pkg/core.py") == ["pkg/user.py"]
+    incoming = g.incoming
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("built again for an edit that keeps the imports")
+
+    monkeypatch.setattr(serve_module, "resolve_all", refuse)
+    monkeypatch.setattr(serve_module, "build_edges", refuse)
+    core = warm.root / "pkg" / "core.py"
+    core.write_text("def base():\n    return 1\n\n\ndef later():\n    return 2\n")  # a new name
+    assert warm.graph().symbol("later")[0].path == "pkg/core.py"
+    assert warm.graph().incoming["pkg/user.py"] is incoming["pkg/user.py"]
+    user.write_text("import os\nfrom pkg import core\n\n\ndef use():\n    return core.later()\n")
+    assert dependents(warm, "pkg/core.py") == ["pkg/user.py"]
+    assert warm.graph().incoming["pkg/other.py"] is incoming["pkg/other.py"]
+    assert (warm.refreshes, warm.patches) == (1, 3)
+    same_as_fresh(warm)
+
+
+def test_a_snippet_after_an_edit_rebuilds_one_file_of_the_line_index(warm: WarmGraph) -> None:
+    """The warm body compares a snippet only with the files sharing a line with it (the line
+    index it keeps); an edit rebuilds that file's part alone, and the answer is a fresh one's."""
+    from ore.graph.judgment import clones, lineindex
+
+    body = "def total(items):\n    count = len(items) + sum(items)\n    return count * 2\n"
+    (warm.root / "pkg" / "other.py").write_text(body)
+    snippet = body.replace("total", "summed").replace("count", "n")
+    assert [m.path for m in warm.graph().duplicates_of(snippet)] == ["pkg/other.py"]
+    index = lineindex.kept(warm.root, clones._TRIVIAL_TOKENS)
+    assert index is not None
+    built = index.built
+    (warm.root / "pkg" / "core.py").write_text("def base():\n    return 1\n\n\n" + body)
+    found = [m.path for m in warm.graph().duplicates_of(snippet)]
+    assert found == ["pkg/core.py", "pkg/other.py"]
+    assert index.built == built + 1
+    warm.close()
+    assert [m.path for m in open_graph(warm.root).duplicates_of(snippet)] == found

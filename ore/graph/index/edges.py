@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 import posixpath
-from collections.abc import Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 
 from .records import Edge, FileIndex
 from .resolve import Bindings, Resolution
 
-__all__ = ["REFERENCE_SCALE", "build_edges", "name_multiplier"]
+__all__ = ["REFERENCE_SCALE", "build_edges", "name_multiplier", "rebuilt_edges", "referring"]
 
 REFERENCE_SCALE = 0.2
 _HOPS = 4
@@ -81,13 +82,74 @@ def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple
         for source, counts in resolution.edges.items()
         for target, count in counts.items()
     ]
+    rows += _references(files, resolution, files)
+    rows.sort()  # (source, target, kind) is unique, so the weight never decides
+    return tuple(map(tuple.__new__, repeat(Edge), rows))
+
+
+def rebuilt_edges(
+    edges: Sequence[Edge],
+    files: Mapping[str, FileIndex],
+    resolution: Resolution,
+    sources: Iterable[str],
+) -> tuple[Edge, ...]:
+    """`edges` with the reference edges out of `sources` built again (the imports, and so
+    the import edges and bindings, unchanged): what `build_edges` gives when only those
+    sources' references can have changed (`referring`)."""
+    again = sorted(set(sources))
+    fresh = _references(files, resolution, again)
+    starts = [e.source for e in edges]
+    rows: list[Edge] = []
+    at = 0
+    for source in again:  # each source's edges are one run of the sorted edges
+        lo, hi = bisect_left(starts, source, at), bisect_right(starts, source, at)
+        rows += edges[at:lo]
+        rows += [e for e in edges[lo:hi] if e.kind != "reference"]
+        at = hi
+    rows += edges[at:]
+    rows += map(tuple.__new__, repeat(Edge), fresh)
+    rows.sort()
+    return tuple(rows)
+
+
+def referring(
+    files: Mapping[str, FileIndex], resolution: Resolution, names: Iterable[str]
+) -> set[str]:
+    """The files whose reference edges can change when `names` come to be (or cease to be)
+    defined somewhere: those using one of them, or a name bound to one of them through
+    imports (an alias, a re-export), alone or as a segment of a dotted name."""
+    wanted = set(names)
+    bound = resolution.bindings.values()
+    grew = True
+    while grew:  # the names bound to a wanted one, through any number of re-exports
+        grew = False
+        for table in bound:
+            for key, spots in table.items():
+                if key not in wanted and any(member in wanted for _where, member in spots):
+                    wanted.add(key)
+                    grew = True
+    out = set()
+    for path, record in files.items():
+        for name, _uses in record.refs:
+            if name in wanted or ("." in name and not wanted.isdisjoint(name.split("."))):
+                out.add(path)
+                break
+    return out
+
+
+def _references(
+    files: Mapping[str, FileIndex], resolution: Resolution, sources: Iterable[str]
+) -> list[tuple[str, str, str, float]]:
+    """The reference edges out of `sources`, as rows."""
     locate = _Locator(files, resolution.bindings)
     packages: dict[str, list[str]] = {}
     for path, record in files.items():
         if record.language == "go":
             packages.setdefault(posixpath.dirname(path), []).append(path)
     sqrt, exp = math.sqrt, math.exp
-    for source, record in files.items():
+    rows = []
+    for source in sources:
+        record = files[source]
         if not record.refs:
             continue
         own = locate.defined[source]
@@ -101,8 +163,7 @@ def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple
                     scores[target] = scores.get(target, 0.0) + gain
         for target, score in scores.items():
             rows.append((source, target, "reference", 1.0 - exp(-REFERENCE_SCALE * score)))
-    rows.sort()  # (source, target, kind) is unique, so the weight never decides
-    return tuple(map(tuple.__new__, repeat(Edge), rows))
+    return rows
 
 
 def _targets(
