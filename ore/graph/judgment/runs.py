@@ -20,6 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 
 from ..index.extract import MAX_BYTES
+from ..index.kinds import is_context
 from ..index.source import read_source
 from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, line_tokens
@@ -241,12 +242,13 @@ def _shared(one: list[str], two: list[str]) -> int:
     return k
 
 
-def _trivial(views: list[TextLines], place: Span) -> bool:
+def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) -> bool:
     """Whether a renamed run is too trivial to report (`trivial.trivial_run`); its renamed keys
     and tokens are the same at every place."""
-    f, i, n, _b, _a = place
+    f, i, n, _b, _a = places[0]
     _numbers, keys, tokens = views[f]
-    return trivial_run(keys[i : i + n], tokens[i : i + n])
+    only_context = all(context[p[0]] for p in places)
+    return trivial_run(keys[i : i + n], tokens[i : i + n], context=only_context)
 
 
 def _grouped(
@@ -259,6 +261,7 @@ def _grouped(
 ) -> list[CloneGroup]:
     seen: set[Span] = set()
     out = []
+    context = [is_context(path) for path in files]
     for start in sorted(spans):
         if start in seen:
             continue
@@ -275,7 +278,7 @@ def _grouped(
             if kept and (f, i) < (kept[-1][0], kept[-1][1] + kept[-1][2]):
                 continue  # overlaps the place before it: periodic code, joined through others
             kept.append(place)
-        if len(kept) < 2 or (kind == "renamed" and _trivial(views, kept[0])):
+        if len(kept) < 2 or (kind == "renamed" and _trivial(views, context, kept)):
             continue
         tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
         occurrences = []
