@@ -18,11 +18,12 @@ import os
 import re
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ._frozen import contract
 from ._fs import (
     NotRegularFile,
     atomic_write,
@@ -75,7 +76,7 @@ _BARE_KEY = r"[A-Za-z0-9_-]+\Z"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Config:
     """What the config file says; None (or empty) where it says nothing.
 

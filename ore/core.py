@@ -20,15 +20,15 @@ messages. Tool output stays in a user message, marked: untrusted text never gain
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from ._frozen import contract
 from .turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
 from .types import ActiveSkill, Message, Response, Session, ToolResult
 
 __all__ = ["Turn", "build_messages", "execute", "render_skill", "render_tool_result"]
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Turn:
     """The outcome of one execution.
 

@@ -7,9 +7,10 @@ commands that run no turn never define them (see `ore.types`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
+from ._frozen import contract
 from .errors import DataError
 from .types import (
     ActiveSkill,
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class RoutingTarget:
     """Something the router may pick: a tool or a skill, with the hint phrases that select it."""
 
@@ -45,7 +46,7 @@ class RoutingTarget:
     hints: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class RoutingDecision:
     """What the router decided for one prompt, and why. `target` is None on fallback."""
 
@@ -89,7 +90,7 @@ class RoutingDecision:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class TurnContext:
     """Turn-scoped context the edge gathers before one execute call; never stored anywhere.
 
@@ -103,7 +104,7 @@ class TurnContext:
     routing: RoutingDecision | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Image:
     """An image attached to one turn (`--attach`): turn-scoped like a tool result, never stored
     in a session. `name` is the path as given ("-" for stdin); what is recorded of it (in an
@@ -133,7 +134,7 @@ class Image:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class TurnOptions:
     """What one turn asks of the model besides its messages; per invocation, never stored in a
     session. The core passes it to the one reasoner call untouched; each backend puts it on its

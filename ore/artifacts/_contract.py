@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from .._frozen import contract
 from .._version import __version__
 from ..errors import ArtifactError, DataError
 from ..turn_types import RoutingDecision
@@ -57,7 +58,7 @@ def public_url(url: str | None) -> str | None:
 # -- the contract ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Continuation:
     """Whether the producer asked for a follow-up turn: declared by the caller, never inferred."""
 
@@ -65,7 +66,7 @@ class Continuation:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class BackendInfo:
     """The model server that answered: its kind and base URL (credentials are stripped)."""
 
@@ -76,7 +77,7 @@ class BackendInfo:
         object.__setattr__(self, "base_url", public_url(self.base_url))
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class ExecutionArtifact:
     """One single-turn execution, in any supported version.
 

@@ -8,16 +8,17 @@ a session. Either way the caller makes exactly one reasoner call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from .._frozen import contract
 from ..types import Message, ToolResult
 from ._contract import ExecutionArtifact
 
 __all__ = ["ArtifactTurn", "artifact_context", "plan_turn"]
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class ArtifactTurn:
     """The one turn an artifact asks for: what to send and how it relates to the artifact.
 

@@ -15,9 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
+from .._frozen import contract
 from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
 from ..types import Message, Response, Usage
 
@@ -166,7 +167,7 @@ def plain_http_options(address: str) -> dict[str, Any]:
     return {"verify": False, "follow_redirects": False}
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Limits:
     """Bounds on one reply, whatever the server does: `max_seconds` from the request to the
     reply's last byte (`--max-time`), `max_bytes` of reply body as received (`--max-size`).

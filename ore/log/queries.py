@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._frozen import contract
 from .db import LogError, connect, failure, log_path, transaction
 from .rows import COLUMNS, LoggedTurn
 
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Usage:
     """Turns and tokens of one model on one day (local time)."""
 

@@ -4,9 +4,9 @@ checked, since the file is untrusted input."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._frozen import contract
 from .db import LogError
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class LoggedTurn:
     """One logged turn as a listing shows it.
 

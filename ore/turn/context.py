@@ -13,9 +13,10 @@ compare code). Nothing here prints: what the caller may show arrives through cal
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from .._frozen import contract
 from ..turn_types import RoutingDecision, TurnContext
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..types import SkillMetadata, ToolResult
 
 __all__ = [
+    "MAX_FILES_BYTES",
     "MAX_FILE_BYTES",
     "ContextFile",
     "ContextPlan",
@@ -32,15 +34,18 @@ __all__ = [
     "gather",
     "plan_context",
     "read_context_file",
+    "read_context_files",
 ]
 
 #: The most one `-f` file may hold: text for a prompt, not a data set.
 MAX_FILE_BYTES = 4 * 1024 * 1024
+#: The most all the `-f` files of one turn may hold together.
+MAX_FILES_BYTES = 8 * 1024 * 1024
 #: Image formats by their first bytes: such a file is pointed to `--attach`.
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class ContextFile:
     """A text file sent with one turn (`-f PATH`): naming it on the command line is the
     permission to send it. Turn-scoped like a tool's output (a marked block at the head of the
@@ -120,6 +125,55 @@ def read_context_file(path: str) -> ContextFile:
     return context_file(path, data)
 
 
+def read_context_files(
+    names: Iterable[str], read_stdin: Callable[[int], bytes], on_note: Callable[[str], None]
+) -> tuple[ContextFile, ...]:
+    """The `-f` files in order, each read and checked (`read_context_file`; "-" is what
+    `read_stdin(limit)` gives), at most MAX_FILES_BYTES together. A file named again (the same
+    name, or another name of the same file: `./a`, a link) is sent once; `on_note` hears so.
+
+    :raises OreError: a file that cannot be sent, or the files together past the total.
+    """
+    from ..errors import OreError
+
+    files: list[ContextFile] = []
+    seen: dict[object, str] = {}
+    total = 0
+    for name in names:
+        first = seen.setdefault(_identity(name), name)
+        if first is not name:
+            again = "again" if first == name else f"again as '{name}'"
+            on_note(f"-f '{first}' is named {again}: it is sent once")
+            continue
+        if name == "-":
+            found = context_file("-", read_stdin(MAX_FILE_BYTES + 1))
+        else:
+            found = read_context_file(name)
+        total += found.size
+        if total > MAX_FILES_BYTES:
+            raise OreError(
+                f"cannot send the -f files: together they are larger than "
+                f"{MAX_FILES_BYTES >> 20} MiB (at '{found.text_name}'); send fewer, or parts "
+                "of them (head, sed -n)"
+            )
+        files.append(found)
+    return tuple(files)
+
+
+def _identity(name: str) -> object:
+    """What makes two names one file: its device and inode; the name itself for stdin, or for
+    a path that cannot be looked at (reading it then says why)."""
+    import os
+
+    if name == "-":
+        return name
+    try:
+        found = os.stat(name)
+    except (OSError, ValueError):
+        return name
+    return (found.st_dev, found.st_ino)
+
+
 def file_results(files: Iterable[ContextFile]) -> tuple[ToolResult, ...]:
     """Each file as the marked block the user message carries (`[File:NAME (N bytes)]`)."""
     from ..types import ToolResult
@@ -158,7 +212,7 @@ def check_recorded_files(records: object) -> None:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class ContextPlan:
     """What every turn of one invocation gathers: checked, but not yet run."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from .._frozen import contract
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
 from .context import ContextFile, ContextPlan
 
@@ -32,7 +33,7 @@ def persona() -> str:
         return f.read().strip()
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Server:
     """Which model server a turn talks to; unset values come from the environment
     (`ORE_BACKEND`, `OLLAMA_HOST`, `ORE_BASE_URL`, ...) by `ore.backends.choose_backend`.
@@ -58,7 +59,7 @@ class Server:
     key_env: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class Conversation:
     """Where a turn's history comes from and where the turn is kept.
 
@@ -75,7 +76,7 @@ class Conversation:
     history: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class TurnRequest:
     """One turn, fully described. Only `messages` is required.
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._frozen import contract
 from ..errors import OreError
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["TurnNotKept", "TurnResult"]
 
 
-@dataclass(frozen=True, slots=True)
+@contract
 class TurnResult:
     """What one turn did.
 
