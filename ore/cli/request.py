@@ -149,27 +149,30 @@ def server_of(o: Options, recorded: tuple[str, str | None] | None = None) -> Ser
 
 
 def files_of(o: Options) -> tuple[ContextFile, ...]:
-    """The `-f` files, read and checked (regular files only, size-capped, text) before any
-    request or session file; `-` reads stdin once (then it is not the prompt)."""
+    """The `-f` files, read and checked (regular files only, size-capped each and together,
+    text; one named twice is sent once) before any request or session file; `-` reads stdin
+    once (then it is not the prompt)."""
     if not o.file:
         return ()
     from ..errors import OreError
-    from ..turn.context import MAX_FILE_BYTES, context_file, read_context_file
+    from ..turn.context import read_context_files
+    from .console import note
 
     if o.file.count("-") > 1 or ("-" in o.file and "-" in (o.attach or ())):
         raise OreError("stdin can be read once: give '-' to one -f or -a only")
-    files = []
-    for path in o.file:
-        if path != "-":
-            files.append(read_context_file(path))
-            continue
-        import sys
+    return read_context_files(o.file, _stdin_file, note)
 
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None or sys.stdin.isatty():
-            raise OreError("-f - reads a file from stdin, but nothing is piped in")
-        files.append(context_file("-", stream.read(MAX_FILE_BYTES + 1)))
-    return tuple(files)
+
+def _stdin_file(limit: int) -> bytes:
+    """`-f -`: at most `limit` bytes of stdin, when something is piped in."""
+    import sys
+
+    from ..errors import OreError
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None or sys.stdin.isatty():
+        raise OreError("-f - reads a file from stdin, but nothing is piped in")
+    return stream.read(limit)
 
 
 def system_of(flag: str | None) -> str | None:

@@ -138,3 +138,42 @@ def test_a_broken_file_under_no_config_keeps_the_turn_out_of_the_log(ore_env, fa
     assert run_ore("--no-config", "--no-log", "hi", env=ore_env).stderr == ""
     path.unlink()
     assert _logged(ore_env) == 0
+
+
+def test_a_file_named_twice_is_sent_once_with_a_note(ore_env, fake_ollama, tmp_path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# notes\n", encoding="utf-8")
+    (tmp_path / "link.md").symlink_to(notes)
+    artifact = tmp_path / "run.json"
+    names = ("notes.md", "./notes.md", "link.md", "notes.md")
+    flags = [arg for name in names for arg in ("-f", name)]
+    result = run_ore(*flags, "q", "--artifact-out", str(artifact), env=ore_env, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, f"echo: {_sent(fake_ollama)}\n")
+    block = "[File:notes.md (8 bytes)]\n# notes\n[/File:notes.md (8 bytes)]\n\nq"
+    assert _sent(fake_ollama) == block
+    assert result.stderr.splitlines() == [
+        "-f 'notes.md' is named again as './notes.md': it is sent once",
+        "-f 'notes.md' is named again as 'link.md': it is sent once",
+        "-f 'notes.md' is named again: it is sent once",
+    ]
+    recorded = json.loads(artifact.read_text(encoding="utf-8"))["input"]["files"]
+    assert [f["name"] for f in recorded] == ["notes.md"]
+
+
+def _sent(fake_ollama) -> str:
+    return fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
+
+
+def test_files_past_the_total_cap_are_one_line_before_any_request(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    each = 3 * 1024 * 1024  # under the 4 MiB of one file; three are over the 8 MiB of all
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_bytes(b"x" * each)
+    two = run_ore("--dry-run", "-f", "a", "-f", "b", "q", env=ore_env, cwd=tmp_path)
+    assert two.returncode == 0, two.stderr
+    three = run_ore("-f", "a", "-f", "b", "-f", "c", "q", env=ore_env, cwd=tmp_path)
+    assert three.returncode == 1
+    line = one_line_error(three)
+    assert "together they are larger than 8 MiB" in line and "'c'" in line, line
+    assert fake_ollama.chat_requests() == []
