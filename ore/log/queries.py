@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ class Usage:
     tokens_out: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {each.name: getattr(self, each.name) for each in fields(self)}
 
 
 #: SQLite's largest integer: a larger id or count given by the user is none or all.

@@ -4,6 +4,7 @@ checked, since the file is untrusted input."""
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from .._frozen import contract
@@ -75,7 +76,7 @@ class LoggedTurn:
             ) from None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {each.name: getattr(self, each.name) for each in fields(self)}
 
 
 #: Timestamps beyond this (the year 5138) are not a time a turn was logged.
