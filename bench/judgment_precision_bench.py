@@ -4,7 +4,7 @@ written out for a by-hand verdict (`bench/judgment_samples/`).
 
     python bench/judgment_precision_bench.py recall DIR... [--pylint DIR] [--runs 3] [--json]
     python bench/judgment_precision_bench.py answers DIR... > answers.jsonl
-    python bench/judgment_precision_bench.py clones DIR > clones.jsonl
+    python bench/judgment_precision_bench.py clones DIR [--seed 25] > clones.jsonl
 
 DIR is a package folder (`httpx-0.28.1/httpx` from `pip download httpx --no-deps --no-binary
 :all:`). `recall`: symilar runs on the folder's Python files (with `--pylint DIR` from `pip
@@ -14,8 +14,9 @@ lines minimum. ORE is timed cold (index built, then the shapes and answers kept 
 deleted before each run) and warm, medians of `--runs`; the machine may be shared, so the
 figures are noisy. `answers`: the first ten answers of each query, one JSON line each, for
 the verdicts committed beside them. `clones`: twenty default `duplicates` answers, the first ten
-and ten drawn from the rest (`random.seed(25)`), for the verdicts in
-`judgment_samples/sqlalchemy_duplicates.jsonl`.
+and ten drawn from the rest (`random.Random(seed)`, 25 unless `--seed`), for the verdicts in
+`judgment_samples/sqlalchemy_duplicates.jsonl` and `werkzeug_duplicates.jsonl` (seeds 25 and
+2026, the first ten once; each row with its verdict, whether it is worth acting on, and why).
 """
 
 from __future__ import annotations
@@ -236,8 +237,8 @@ def answers(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def clone_sample(folder: Path) -> list[dict[str, Any]]:
-    """The first ten default `duplicates` answers and ten drawn from the rest (seed 25)."""
+def clone_sample(folder: Path, seed: int = 25) -> list[dict[str, Any]]:
+    """The first ten default `duplicates` answers and ten drawn from the rest (`seed`)."""
     import random
 
     from ore.graph import open_graph
@@ -245,7 +246,7 @@ def clone_sample(folder: Path) -> list[dict[str, Any]]:
     groups = open_graph(folder).duplicates()
     picked = list(range(min(10, len(groups))))
     rest = list(range(10, len(groups)))
-    picked += sorted(random.Random(25).sample(rest, min(10, len(rest))))
+    picked += sorted(random.Random(seed).sample(rest, min(10, len(rest))))
     rows = []
     for n in picked:
         c = groups[n]
@@ -276,12 +277,15 @@ def main() -> None:
     parser.add_argument("--pylint", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--seed", type=int, default=25, help="clones: the draw's seed")
     args = parser.parse_args()
     os.environ.setdefault("ORE_HOME", tempfile.mkdtemp(prefix="ore-precision-"))
     if args.what in ("answers", "clones"):
-        query = answers if args.what == "answers" else clone_sample
         for folder in args.folders:
-            for row in query(folder.resolve()):
+            rows = answers(folder.resolve()) if args.what == "answers" else []
+            if args.what == "clones":
+                rows = clone_sample(folder.resolve(), args.seed)
+            for row in rows:
                 print(json.dumps(row))
         return
     reports = [recall(folder.resolve(), args.pylint, args.runs) for folder in args.folders]
