@@ -20,7 +20,7 @@ from typing import Any
 
 from ..._fs import NotRegularFile, OutsideRoot, open_below, read_fd
 from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
-from .languages import parser_and_query
+from .languages import parse, parser_and_query
 from .records import FileIndex, Import, Symbol
 
 __all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file", "unparsed"]
@@ -99,7 +99,7 @@ def extract(
     parser, _query = parser_and_query(language)
     if parser is None:
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
-    tree = parser.parse(data)
+    tree = parse(language, data)
     if tree.root_node.has_error and language in _RECOVERED:
         return _recovered(path, language, data, tree, size, mtime_ns, digest, non_utf8)
     return _record(path, language, data, tree, size, mtime_ns, digest, non_utf8)

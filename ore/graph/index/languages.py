@@ -180,6 +180,28 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(path[dot:].lower())
 
 
+#: The last trees `parse` made (newest last), with their language and bytes.
+_LAST: list[tuple[str, bytes, Any]] = []
+_KEEP = 4
+
+
+def parse(language: str, data: bytes) -> Any | None:
+    """The syntax tree of `data` as `language`, or None without the grammar. The last few
+    trees are kept: a file just edited is read by the index and then by the judgment's shapes
+    (the same bytes, a snippet's parse between them), so a long-lived process (`ore mcp`)
+    parses it once, not twice."""
+    parser, _query = parser_and_query(language)
+    if parser is None:
+        return None
+    for kept in _LAST:
+        if kept[0] == language and kept[1] == data:
+            return kept[2]
+    tree = parser.parse(data)
+    _LAST.append((language, data, tree))
+    del _LAST[:-_KEEP]
+    return tree
+
+
 @cache
 def parser_and_query(language: str) -> tuple[Any, Any]:
     """A parser and the compiled query for one language (cached per process).

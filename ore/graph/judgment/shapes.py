@@ -365,7 +365,7 @@ def functions(
 ) -> tuple[tuple[Function, ...], bool]:
     """The functions of a source text with their shapes (a profile of node kinds on request),
     and whether the parse had errors. One-line functions get no shape: never a clone."""
-    from ..index.languages import parser_and_query
+    from ..index.languages import parse, parser_and_query
 
     parser, _query = parser_and_query(language)
     query = _function_query(language)
@@ -373,7 +373,7 @@ def functions(
         return (), False
     import tree_sitter
 
-    tree = parser.parse(data)
+    tree = parse(language, data)  # the index's own tree of a file it just parsed
     found = tree_sitter.QueryCursor(query).captures(tree.root_node).get("f", [])
     out = []
     for node in sorted(found, key=_start_byte):
