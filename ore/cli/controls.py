@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._fs import NotRegularFile, os_error_words, read_regular
+from .._fs import os_error_words, read_regular
 from ..errors import OptionError, OreError, json_error_words
 from .console import print_json
 from .options import Options, parse_keep_alive, parse_model_options, parse_think
@@ -87,7 +87,11 @@ def turn_options(
     if o.attach:
         images = tuple(read_image(path) for path in o.attach)
     else:
-        images = tuple(_reread(record) for record in old.get("images") or ())
+        from ..turn.context import read_again
+
+        images = read_again(
+            old.get("images"), read_image, noun="image", flag="--attach", field="images"
+        )
     controls = TurnOptions(
         options=options,
         keep_alive=keep_alive if keep_alive is not None else old.get("keep_alive"),
@@ -228,14 +232,9 @@ def read_image(path: str) -> Image:
             raise OreError("--attach - reads the image from stdin, but nothing is piped in")
         data = stream.read(MAX_IMAGE_BYTES + 1)
     else:
-        try:
-            data = read_regular(path, limit=MAX_IMAGE_BYTES, follow_symlinks=True)
-        except FileNotFoundError:
-            raise OreError(f"cannot attach {shown}: there is no such file") from None
-        except NotRegularFile as exc:
-            raise OreError(f"cannot attach {shown}: it {os_error_words(exc)}") from None
-        except OSError as exc:
-            raise OreError(f"cannot attach {shown}: {os_error_words(exc)}") from None
+        from ..turn.context import read_named
+
+        data = read_named(path, MAX_IMAGE_BYTES, f"attach {shown}")
     if len(data) > MAX_IMAGE_BYTES:
         raise OreError(f"cannot attach {shown}: it is larger than the 20 MiB limit for an image")
     media_type = _media_type(data)
@@ -253,20 +252,3 @@ def _media_type(data: bytes) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     return None
-
-
-def _reread(record: Mapping[str, Any]) -> Image:
-    """A recorded image read again for a replay; refused when its bytes changed."""
-    name = str(record.get("name", ""))
-    if name == "-":
-        raise OreError(
-            "the artifact's image was read from stdin, which ORE cannot read again; chain from "
-            "the artifact with a new prompt and --attach instead"
-        )
-    image = read_image(name)
-    if image.sha256 != record.get("sha256"):
-        raise OreError(
-            f"the image '{name}' changed since the artifact was recorded (its sha256 differs); restore it, "
-            "or chain from the artifact with a new prompt and --attach"
-        )
-    return image

@@ -172,7 +172,8 @@ def _stdin_file(limit: int) -> bytes:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None or sys.stdin.isatty():
         raise OreError("-f - reads a file from stdin, but nothing is piped in")
-    return stream.read(limit)
+    data: bytes = stream.read(limit)
+    return data
 
 
 def system_of(flag: str | None) -> str | None:

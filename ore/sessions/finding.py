@@ -6,45 +6,19 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
-from pathlib import Path
 
-from .._fs import folder_problem
 from ..errors import StoreError
-from ..store import FileSessionStore, SessionInfo, default_store, validate_name
+from ..store import FileSessionStore, SessionInfo, default_store
 from ..types import Session
 
-__all__ = ["latest", "load", "missing", "saved_sessions", "scan", "session_store", "stored_bytes"]
-
-
-def scan(store: FileSessionStore) -> list[tuple[str, Path, os.stat_result]]:
-    """Every `NAME.json` with a valid name, and its stat; never reads a file."""
-    try:
-        entries = list(os.scandir(store.root))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise StoreError(
-            folder_problem(exc, store.root, "list sessions in"),
-            path=str(store.root),
-        ) from exc
-    found = []
-    for entry in entries:
-        name = entry.name.removesuffix(".json")
-        if name == entry.name:
-            continue
-        try:
-            validate_name(name)
-            found.append((name, Path(entry.path), entry.stat()))
-        except (StoreError, OSError):
-            continue  # lock files, temp files, the cache, strangers, or deleted meanwhile
-    return found
+__all__ = ["latest", "load", "missing", "saved_sessions", "session_store", "stored_bytes"]
 
 
 def latest(store: FileSessionStore) -> str:
     """The name of the session written last (`--continue`); a session holding no message (left by an older ORE whose turn failed) is passed over. `StoreError`
     when none is saved."""
     found = []
-    for name, _, st in scan(store):
+    for name, _, st in store.scan():
         with suppress(OSError):
             found.append((store.modified(name, st)[1], name))
     for _, name in sorted(found, key=lambda f: (f[0][1], f[1]), reverse=True):
@@ -62,7 +36,7 @@ def latest(store: FileSessionStore) -> str:
 def missing(store: FileSessionStore, name: str) -> StoreError:
     import difflib
 
-    names = [n for n, _, _ in scan(store)]
+    names = [n for n, _, _ in store.scan()]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(close)}? " if close else ""
     return StoreError(

@@ -21,7 +21,6 @@ from typing import Any
 from ..errors import StoreError
 from ..store import FileSessionStore, validate_name
 from ..types import Session
-from .finding import scan
 from .turns import turn_count
 
 __all__ = [
@@ -181,7 +180,7 @@ def list_sessions(store: FileSessionStore) -> list[SessionSummary]:
     once and cached. The cache is rewritten only when something changed.
     """
     entries = index_entries(store.read_index())
-    found = scan(store)
+    found = store.scan()
     summaries, fresh = [], {}
     for name, path, st in found:
         entry = entries.get(name, {})

@@ -432,8 +432,10 @@ class FileSessionStore:
                 raise files.write_error(self.root, lock_path, exc) from exc
             yield
 
-    def list(self) -> list[SessionInfo]:
-        """Every saved session, sorted by name; unreadable ones are listed with their `problem`."""
+    def scan(self) -> list[tuple[str, Path, os.stat_result]]:
+        """Every `NAME.json` with a valid name, sorted by name, and its stat; never reads a
+        file. The one scan of the sessions folder: listings, `--continue` and "did you mean"
+        all start from it."""
         try:
             entries = sorted(os.scandir(self.root), key=lambda e: e.name)
         except FileNotFoundError:
@@ -443,16 +445,22 @@ class FileSessionStore:
                 folder_problem(exc, self.root, "list sessions in"),
                 path=str(self.root),
             ) from exc
-        infos = []
+        found = []
         for entry in entries:
             name = entry.name.removesuffix(".json")
             if name == entry.name or not is_valid_name(name):
-                continue  # lock files, states, temp files and strangers
-            path = Path(entry.path)
+                continue  # lock files, states, temp files, the cache and strangers
             try:
-                modified = self.modified(name, entry.stat())[0]
+                found.append((name, Path(entry.path), entry.stat()))
             except OSError:
                 continue  # deleted since the directory was read, or a dangling link
+        return found
+
+    def list(self) -> list[SessionInfo]:
+        """Every saved session, sorted by name; unreadable ones are listed with their `problem`."""
+        infos = []
+        for name, path, st in self.scan():
+            modified = self.modified(name, st)[0]
             try:
                 raw = self._read(name)
                 session = None if raw is None else files.parse(path, raw)

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .._frozen import contract
 from ..turn_types import RoutingDecision, TurnContext
 
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from ..tools import Tool
     from ..types import SkillMetadata, ToolResult
+
+    _Read = TypeVar("_Read", bound="_Hashed")
 
 __all__ = [
     "MAX_FILES_BYTES",
@@ -33,8 +37,10 @@ __all__ = [
     "file_results",
     "gather",
     "plan_context",
+    "read_again",
     "read_context_file",
     "read_context_files",
+    "read_named",
 ]
 
 #: The most one `-f` file may hold: text for a prompt, not a data set.
@@ -111,18 +117,26 @@ def read_context_file(path: str) -> ContextFile:
 
     :raises OreError: one line naming the file.
     """
+    return context_file(path, read_named(path, MAX_FILE_BYTES, f"send '{path}' with -f"))
+
+
+def read_named(path: str, limit: int, doing: str) -> bytes:
+    """The regular file a user named (`-f`, `--attach`), at most `limit + 1` bytes: a FIFO,
+    device or folder is refused, never waited on (`ore._fs`); a link is followed.
+
+    :raises OreError: one line, `cannot DOING: why` ("there is no such file" ...).
+    """
     from .._fs import NotRegularFile, os_error_words, read_regular
     from ..errors import OreError
 
     try:
-        data = read_regular(path, limit=MAX_FILE_BYTES, follow_symlinks=True)
+        return read_regular(path, limit=limit, follow_symlinks=True)
     except FileNotFoundError:
-        raise OreError(f"cannot send '{path}' with -f: there is no such file") from None
+        raise OreError(f"cannot {doing}: there is no such file") from None
     except NotRegularFile as exc:
-        raise OreError(f"cannot send '{path}' with -f: it {os_error_words(exc)}") from None
+        raise OreError(f"cannot {doing}: it {os_error_words(exc)}") from None
     except (OSError, ValueError) as exc:
-        raise OreError(f"cannot send '{path}' with -f: {os_error_words(exc)}") from None
-    return context_file(path, data)
+        raise OreError(f"cannot {doing}: {os_error_words(exc)}") from None
 
 
 def read_context_files(
@@ -182,34 +196,55 @@ def file_results(files: Iterable[ContextFile]) -> tuple[ToolResult, ...]:
 
 
 def check_recorded_files(records: object) -> None:
-    """A replay's recorded `-f` files (`input.files`: name, size, sha256) read again and
-    compared: the recorded messages hold their text, and a replay is refused when a file
-    changed since, as an attached image's is. An artifact is data from anywhere: a malformed
-    record is refused too.
+    """A replay's recorded `-f` files (`input.files`) read again and compared (`read_again`):
+    the recorded messages hold their text, and a replay is refused when a file changed since,
+    as an attached image's is."""
+    read_again(records, read_context_file, noun="-f file", flag="-f", field="files")
 
+
+class _Hashed(Protocol):
+    """What a file read again is compared by: its bytes' sha256."""
+
+    @property
+    def sha256(self) -> str: ...
+
+
+def read_again(
+    records: object, read: Callable[[str], _Read], *, noun: str, flag: str, field: str
+) -> tuple[_Read, ...]:
+    """The files a replayed artifact recorded in `input.<field>` (name, sha256), each read again
+    with `read`: the one way a replay takes a file again (`-f` files, `--attach` images). One
+    that changed since, is gone, or was read from stdin is refused: the recorded turn cannot
+    be sent as it was. An artifact is data from anywhere: a malformed record is refused too.
+
+    :param noun: names the file in the errors (`-f file`, `image`); `flag` is the flag to
+        chain with instead.
     :raises OreError: a file that changed, is gone, was read from stdin, or a bad record.
     """
     from ..errors import ArtifactError, OreError
 
     if not records:
-        return
+        return ()
     if not isinstance(records, list | tuple):
-        raise ArtifactError("the artifact's input.files is not a list")
+        raise ArtifactError(f"the artifact's input.{field} is not a list")
+    found = []
     for record in records:
-        if not isinstance(record, dict) or not isinstance(record.get("name"), str):
-            raise ArtifactError("the artifact's input.files holds an entry without a name")
+        if not isinstance(record, Mapping) or not isinstance(record.get("name"), str):
+            raise ArtifactError(f"the artifact's input.{field} holds an entry without a name")
         name = record["name"]
         if name == "-":
             raise OreError(
-                "the artifact's -f file was read from stdin, which ORE cannot read again; chain "
-                "from the artifact with a new prompt and -f instead"
+                f"the artifact's {noun} was read from stdin, which ORE cannot read again; chain "
+                f"from the artifact with a new prompt and {flag} instead"
             )
-        current = read_context_file(name)
+        current = read(name)
         if current.sha256 != record.get("sha256"):
             raise OreError(
-                f"the file '{name}' changed since the artifact was recorded (its sha256 "
-                "differs); restore it, or chain from the artifact with a new prompt and -f"
+                f"the {noun} '{name}' changed since the artifact was recorded (its sha256 "
+                f"differs); restore it, or chain from the artifact with a new prompt and {flag}"
             )
+        found.append(current)
+    return tuple(found)
 
 
 @contract

@@ -177,3 +177,50 @@ def test_files_past_the_total_cap_are_one_line_before_any_request(
     line = one_line_error(three)
     assert "together they are larger than 8 MiB" in line and "'c'" in line, line
     assert fake_ollama.chat_requests() == []
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("-", "the artifact's image was read from stdin, which ORE cannot read again"),
+        ("gone.png", "cannot attach 'gone.png': there is no such file"),
+        ("a.png", "the image 'a.png' changed since the artifact was recorded"),
+    ],
+    ids=["stdin", "gone", "changed"],
+)
+def test_a_replay_takes_recorded_images_again_as_it_takes_files(
+    ore_env, fake_ollama, tmp_path, name, words
+) -> None:
+    """Replay reads a recorded image again as it reads an `-f` file (one function,
+    `ore.turn.context.read_again`), with the words it always had."""
+    (tmp_path / "a.png").write_bytes(PNG)
+    artifact = tmp_path / "run.json"
+    made = run_ore("-a", "a.png", "q", "--artifact-out", str(artifact), env=ore_env, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert run_ore("--artifact-in", str(artifact), env=ore_env, cwd=tmp_path).returncode == 0
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    data["input"]["images"][0] |= {"name": name, "sha256": "0" * 64}
+    artifact.write_text(json.dumps(data), encoding="utf-8")
+    fake_ollama.clear_requests()
+    refused = run_ore("--artifact-in", str(artifact), env=ore_env, cwd=tmp_path)
+    assert refused.returncode == 1
+    assert words in one_line_error(refused)
+    assert fake_ollama.chat_requests() == []
+
+
+def test_one_place_scans_the_sessions_folder_and_reads_a_recorded_file_again() -> None:
+    """What was written twice is written once: the sessions folder's scan is the store's
+    (`FileSessionStore.scan`), and a replay's re-reading of a recorded file is
+    `ore.turn.context.read_again` (for `-f` files and images alike)."""
+    import ore
+
+    root = Path(ore.__file__).parent
+    sources = {p: p.read_text(encoding="utf-8") for p in root.rglob("*.py")}
+    scanning = [p.name for p, text in sources.items() if "os.scandir(store.root)" in text]
+    scanning += [p.name for p, text in sources.items() if "os.scandir(self.root)" in text]
+    assert scanning == ["sessionstore.py"]
+    refusing = [p.name for p, text in sources.items() if "changed since the artifact was" in text]
+    assert refusing == ["context.py"]
