@@ -12,7 +12,8 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import ge, sub
 from typing import Any
 
 from ..index.stored import Damaged, Records
@@ -131,8 +132,11 @@ def _near(text: str, starts: Any, name: str) -> list[str]:
         others = near.encode().translate(None, mine.encode()).split(b"\n")
     else:
         others = near.translate(dict.fromkeys(map(ord, mine))).split("\n")
-    return [
-        word
-        for word, rest in zip(near.split("\n"), others, strict=True)
-        if 2.0 * min(size, len(word) - len(rest)) / (size + len(word)) >= 0.8
-    ]
+    words = near.split("\n")
+    # the least count of shared characters that can pass, per word length (the same test, made
+    # once per length), so the words are kept in C: a warm body asks on every call
+    least: dict[int, int] = {}
+    for n in set(map(len, words)):
+        least[n] = next((c for c in range(n + 1) if 2.0 * min(size, c) / (size + n) >= 0.8), n + 1)
+    shared = map(sub, map(len, words), map(len, others))
+    return list(compress(words, map(ge, shared, map(least.__getitem__, map(len, words)))))
