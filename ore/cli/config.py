@@ -35,18 +35,13 @@ def config() -> None:
 @click.option("--no-config", is_flag=True, help="Show what applies without the file.")
 def show(as_json: bool, no_config: bool) -> None:
     """Each value a turn would use, with where it comes from (environment, file, default)."""
-    from ..config import config_path, load_config, log_switch, settle
+    from ..config import load_config, settle
 
     with reported():
         loaded = load_config(ignore=no_config)
         found = settle(loaded)
         rows = _rows(found.to_dict(), loaded.aliases, str(loaded.source or "built-in"))
-        # The log switch holds under --no-config too (ore log status says the rule).
-        said = log_switch()
-        log = {"value": True, "origin": "default", "source": "built-in"}
-        if said is not None:
-            log = {"value": said, "origin": "file", "source": str(config_path())}
-        rows.insert(len(found.to_dict()), {"key": "log", **log})
+        rows.insert(len(found.to_dict()), {"key": "log", **_log_row()})
     if as_json:
         from .tables import emit_table
 
@@ -58,6 +53,23 @@ def show(as_json: bool, no_config: bool) -> None:
         ("Key", "Value", "Origin", "Source"),
         [(r["key"], _shown(r["value"]), r["origin"], r["source"]) for r in rows],
     )
+
+
+def _log_row() -> dict[str, Any]:
+    """The log switch, which holds under --no-config too (`ore log status` says the rule): a
+    file that cannot be read then keeps turns out of the log, and is shown so."""
+    from ..config import config_path, log_switch
+    from ..errors import ConfigError, HomeUnusable
+
+    try:
+        said = log_switch()
+    except HomeUnusable:  # no file can be read there, nor a log written: as a turn sees it
+        said = None
+    except ConfigError:  # only under --no-config: else the file's whole read said it first
+        return {"value": False, "origin": "file", "source": f"{config_path()} (cannot be read)"}
+    if said is None:
+        return {"value": True, "origin": "default", "source": "built-in"}
+    return {"value": said, "origin": "file", "source": str(config_path())}
 
 
 def _rows(settings: dict[str, dict[str, Any]], aliases: Any, source: str) -> list[dict[str, Any]]:

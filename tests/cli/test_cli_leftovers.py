@@ -224,3 +224,11 @@ def test_one_place_scans_the_sessions_folder_and_reads_a_recorded_file_again() -
     assert scanning == ["sessionstore.py"]
     refusing = [p.name for p, text in sources.items() if "changed since the artifact was" in text]
     assert refusing == ["context.py"]
+
+
+def test_config_show_no_config_shows_the_log_switch_of_a_broken_file(ore_env) -> None:
+    path = _config(ore_env)
+    path.write_text("model = \n", encoding="utf-8")
+    shown = run_ore("config", "show", "--no-config", env=ore_env)
+    assert shown.returncode == 0, shown.stderr
+    assert f"log\tfalse\tfile\t{path} (cannot be read)\n" in shown.stdout
