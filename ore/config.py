@@ -19,9 +19,8 @@ import re
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import field
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._frozen import contract
 from ._fs import (
@@ -34,7 +33,10 @@ from ._fs import (
     read_regular,
 )
 from .errors import ConfigError, HomeUnusable, OptionError
-from .paths import ore_home
+from .paths import home_folder, ore_home
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "CONFIG_KEYS",
@@ -234,6 +236,12 @@ def config_path() -> Path:
     return ore_home() / "config.toml"
 
 
+def _config_file() -> str:
+    """`config_path()` as text: a turn's start looks for the file without importing `pathlib`
+    (see `ore.paths.home_folder`)."""
+    return os.path.join(home_folder(), "config.toml")
+
+
 def load_config(
     *, ignore: bool = False, on_unusable_home: Callable[[str], object] | None = None
 ) -> Config:
@@ -246,7 +254,7 @@ def load_config(
     """
     if ignore:
         return Config()
-    path = config_path()
+    path = _config_file()
     try:
         text = _read_text(path)
     except HomeUnusable as exc:
@@ -266,7 +274,7 @@ def log_switch() -> bool | None:
 
     :raises ConfigError: the file cannot be read or is not TOML, or `log` is not true or false.
     """
-    path = config_path()
+    path = _config_file()
     text = _read_text(path)
     if text is None:
         return None
@@ -300,7 +308,7 @@ def set_config_value(key: str, value: str) -> Path:
             blob = _written(path, text or "", data, (head, sub) if sub else (head,))
             _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
             # A file linked from elsewhere (a dotfiles folder) is written where the link points.
-            atomic_write(Path(os.path.realpath(path)), blob.encode("utf-8"), mode=0o600)
+            atomic_write(os.path.realpath(path), blob.encode("utf-8"), mode=0o600)
     except OSError as exc:
         if _home_unusable(path.parent):  # said as a turn says it of that home
             why = _home_error(path.parent, exc)
@@ -318,7 +326,7 @@ def set_config_value(key: str, value: str) -> Path:
 # -- reading -------------------------------------------------------------------------------------
 
 
-def _home_unusable(home: Path) -> bool:
+def _home_unusable(home: str | Path) -> bool:
     """Whether an error opening the config file is the home folder's fault rather than the
     file's: the home is a loop, a file, missing on the way, or cannot be searched."""
     try:
@@ -338,7 +346,7 @@ def _home_error(home: Path, exc: OSError) -> OSError:
     return exc
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: str | Path) -> str | None:
     """The file's text, or None when there is no file. A FIFO or device is refused, never
     waited on; a symlink is followed (dotfiles managers link config files)."""
     try:
@@ -350,10 +358,9 @@ def _read_text(path: Path) -> str | None:
             f"the config file {path} {os_error_words(exc)}; make it a file or remove it", path=path
         ) from exc
     except OSError as exc:
-        if _home_unusable(path.parent):
-            raise HomeUnusable(
-                folder_problem(exc, path.parent, "read ORE's home"), path=path
-            ) from exc
+        home = os.path.dirname(path)
+        if _home_unusable(home):
+            raise HomeUnusable(folder_problem(exc, home, "read ORE's home"), path=path) from exc
         raise ConfigError(
             f"the config file {path} cannot be read ({os_error_words(exc)}); "
             "fix its permissions, or run with --no-config",
@@ -368,7 +375,7 @@ def _read_text(path: Path) -> str | None:
         raise _broken(path, line, "it is not UTF-8 text") from exc
 
 
-def _toml(path: Path, text: str) -> dict[str, Any]:
+def _toml(path: str | Path, text: str) -> dict[str, Any]:
     import tomllib
 
     try:
@@ -382,7 +389,7 @@ def _toml(path: Path, text: str) -> dict[str, Any]:
         raise _broken(path, None, "it is nested too deeply") from exc
 
 
-def _parse(path: Path, text: str, data: dict[str, Any]) -> Config:
+def _parse(path: str | Path, text: str, data: dict[str, Any]) -> Config:
     """`data` checked key by key into a `Config`."""
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -407,10 +414,12 @@ def _parse(path: Path, text: str, data: dict[str, Any]) -> Config:
             values[key] = value
         else:
             values[key] = _table(path, text, key, value)
-    return Config(**values, source=path)
+    from pathlib import Path  # a file was read: only then is pathlib worth its import
+
+    return Config(**values, source=Path(path))
 
 
-def _table(path: Path, text: str, key: str, value: Any) -> Mapping[str, Any]:
+def _table(path: str | Path, text: str, key: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise _broken(path, _line_of(text, key), f"'{key}' must be a table ([{key}])")
     for name, item in value.items():
@@ -438,7 +447,7 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 
-def _broken(path: Path, line: int | None, why: str) -> ConfigError:
+def _broken(path: str | Path, line: int | None, why: str) -> ConfigError:
     where = f"{path}, line {line}" if line else str(path)
     return ConfigError(
         f"config file {where}: {why}; fix it (ore config edit) or run with --no-config",

@@ -90,3 +90,34 @@ def test_a_turn_in_a_pipe_imports_no_rendering_library(fake_ollama, args: list[s
     assert "echo: hi" in result.stdout or "echo: hello" in result.stdout, result.stderr
     imported = json.loads(result.stderr.strip().splitlines()[-1])
     assert "ollama" in imported and not set(imported) & set(RENDERING), imported
+
+
+#: What a turn's start (the dry run builds the whole request) does without, each 1-4 ms of it
+#: (bench/README.md): `pathlib` (with `urllib.parse` and `ipaddress`) when there is no config
+#: file, `base64`, and `difflib` (click loads it for a mistake, or for a short flag such as -m).
+NOT_AT_A_TURNS_START = ("pathlib", "urllib.parse", "ipaddress", "base64", "difflib")
+
+
+def test_a_dry_run_loads_no_pathlib_urllib_or_difflib(tmp_path) -> None:
+    """Without `site` (an editable install's finder imports pathlib itself), ORE and click
+    found through PYTHONPATH: what is loaded is what ORE and click load."""
+    import sysconfig
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(root), sysconfig.get_paths()["purelib"]]),
+        "ORE_HOME": str(tmp_path),
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+    }
+    args = ["--dry-run", "--model", "m", "hi"]
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE.format(heavy=NOT_AT_A_TURNS_START), json.dumps(args)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert '"model": "m"' in result.stdout, result.stderr
+    assert json.loads(result.stderr.strip().splitlines()[-1]) == []
