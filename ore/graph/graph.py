@@ -275,9 +275,12 @@ class CodeGraph:
     @cached_property
     def _derived_key(self) -> str:
         """What PageRank and communities kept beside the index are kept by (`queries.derived`)."""
+        from .index.cache import edges_key
         from .queries.derived import derived_key
 
-        return derived_key(self.index.files.head.edges_key, self.files)
+        head = self.index.files.head  # a warm body's patched head leaves the key to be made
+        key = head.edges_key or edges_key(head.files[0], head.edges)
+        return derived_key(key, self.files)
 
     # -- judgment ------------------------------------------------------------------------------
 

@@ -38,8 +38,16 @@ from pathlib import Path
 from typing import Any
 
 from .graph import CodeGraph, open_graph
-from .index.cache import NAMES, CachedIndex, head_of, name_index, patched_head, write_cache
-from .index.edges import build_edges, rebuilt_edges, referring
+from .index.cache import (
+    NAMES,
+    CachedIndex,
+    head_of,
+    name_index,
+    patched_head,
+    spliced_head,
+    write_cache,
+)
+from .index.edges import Run, aliases_of, build_edges, rebuilt_edges, referring, used_names
 from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
@@ -65,7 +73,7 @@ class WarmGraph:
         self._watch: Watch | None = None
         self._check = True  # the next call stats everything, whatever the watch says
         self._writer = _Writer()
-        self._resolution: Resolution | None = None  # the imports resolved at the last patch
+        self._links: _Links | None = None  # the imports resolved at the last patch
         from .judgment import lineindex, shapecache
 
         shapecache.DEFERRED[self.root] = partial(self._writer.write, "shapes")
@@ -86,10 +94,10 @@ class WarmGraph:
             return self._graph
         if change.folders:
             return self._open()
-        found = _patched(self._graph, change.files, self._writer, self._resolution)
+        found = _patched(self._graph, change.files, self._writer, self._links)
         if found is None:
             return self._open()
-        patched, self._resolution = found
+        patched, self._links = found
         records = patched.index.files
         again = {rel: records[rel] for rel in change.files}
         self._probe.patched(again, records.head.indexed_ns)
@@ -110,7 +118,7 @@ class WarmGraph:
             self._watch.close()
         self._watch = Watch.start(self._probe.folders)
         self._check = True  # an edit between discovery and the watch: the next call stats
-        self._resolution = None
+        self._links = None
         self._graph = graph
         self.refreshes += 1
         return graph
@@ -153,13 +161,39 @@ def _links(record: FileIndex) -> tuple[object, ...]:
     return _imports(record), record.refs, names
 
 
+class _Links:
+    """The imports as resolved at a patch, kept while no import changes, with what finding the
+    files an edit can change reads (`edges.referring`): the names bound to each name, made
+    once, and each file's used names, by record."""
+
+    def __init__(self, resolution: Resolution) -> None:
+        self.resolution = resolution
+        self._aliases: dict[str, set[str]] | None = None
+        self._used: dict[str, tuple[FileIndex, frozenset[str]]] = {}
+
+    def referring(self, files: dict[str, FileIndex], names: set[str]) -> set[str]:
+        """The files whose reference edges can change when `names` come or go."""
+        if self._aliases is None:
+            self._aliases = aliases_of(self.resolution)
+        used = self._used
+
+        def names_of(path: str) -> frozenset[str]:
+            record = files[path]
+            kept = used.get(path)
+            if kept is None or kept[0] is not record:
+                kept = used[path] = (record, used_names(record))
+            return kept[1]
+
+        return referring(files, names, self._aliases, names_of)
+
+
 def _patched(
-    old: CodeGraph, changed: frozenset[str], writer: _Writer, resolution: Resolution | None
-) -> tuple[CodeGraph, Resolution | None] | None:
+    old: CodeGraph, changed: frozenset[str], writer: _Writer, links: _Links | None
+) -> tuple[CodeGraph, _Links | None] | None:
     """`old` with the records of `changed` (indexed files; none came or went) parsed again, and
-    the resolution of imports its edges were built from when they were built again (`resolution`
-    is the last one, reused while no import changed). None when a file is gone or now skipped:
-    the caller opens the graph through discovery."""
+    the resolution of imports its edges were built from when they were built again (`links`
+    holds the last one, reused while no import changed). None when a file is gone or now
+    skipped: the caller opens the graph through discovery."""
     root = str(old.root)
     records = old.index.files.all()
     stats: dict[str, os.stat_result] = {}
@@ -190,29 +224,29 @@ def _patched(
             else:  # the same content under a new stat: keep the record, refresh its key
                 info = stats[rel]
                 files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)
-        sources: set[str] | None = None  # the files whose reference edges were built again
+        runs: dict[str, Run] | None = None  # the files whose reference edges were built again
+        again = {rel: files[rel] for rel in changed}
         if same_links:
             edges, externals = old.index.edges, old.index.externals
-        elif same_imports and resolution is not None:  # the same bindings: only references
+            head = patched_head(old.index.files.head, again, started)
+        elif same_imports and links is not None:  # the same bindings: only references
             names: set[str] = set()
             for rel in changed:
                 names ^= {s.name for s in records[rel].symbols} ^ {
                     s.name for s in files[rel].symbols
                 }
-            sources = set(changed) | (referring(files, resolution, names) if names else set())
-            edges = rebuilt_edges(old.index.edges, files, resolution, sources)
+            sources = set(changed) | (links.referring(files, names) if names else set())
+            columns = old.index.edge_columns[0]
+            edges, runs = rebuilt_edges(old.index.edges, columns, files, links.resolution, sources)
             externals = old.index.externals
+            head = spliced_head(old.index.files.head, again, started, sorted(runs.values()))
         else:
-            if resolution is None or not same_imports:
-                resolution = resolve_all(root, files)
-            edges = build_edges(files, resolution)
-            externals = {k: v for k, v in resolution.externals.items() if v}  # as the cache has
+            if links is None or not same_imports:
+                links = _Links(resolve_all(root, files))
+            edges = build_edges(files, links.resolution)
+            externals = {k: v for k, v in links.resolution.externals.items() if v}  # as cached
+            head = head_of(CachedIndex(files, started, edges, externals))
         cached = CachedIndex(files, started, edges, externals)
-        if same_links:
-            again = {rel: files[rel] for rel in changed}
-            head = patched_head(old.index.files.head, again, started)
-        else:
-            head = head_of(cached)
     writer.write("index", partial(write_cache, old.root, cached))
 
     def section(n: int) -> Any:
@@ -227,33 +261,33 @@ def _patched(
         for name in _BY_EDGES:
             if name in old.__dict__:
                 graph.__dict__[name] = old.__dict__[name]
-    elif sources is not None:
-        _patch_adjacency(old, graph, sources)
-    return graph, resolution
+    elif runs is not None:
+        _patch_adjacency(old, graph, runs)
+    return graph, links
 
 
-def _patch_adjacency(old: CodeGraph, new: CodeGraph, sources: set[str]) -> None:
+def _patch_adjacency(old: CodeGraph, new: CodeGraph, runs: dict[str, Run]) -> None:
     """Carry `old`'s adjacency over to `new`, whose edges differ only in the reference edges
-    out of `sources`: their rows are built again, every other row is shared (no whole-graph
-    structure is rebuilt for a one-file edit). The import edges are the same."""
+    out of the sources of `runs` (each source's edges now): their rows are built again, every
+    other row is shared (no whole-graph structure is rebuilt for a one-file edit). The import
+    edges are the same."""
     if "imports" in old.__dict__:
         new.__dict__["imports"] = old.__dict__["imports"]
     if "out" not in old.__dict__:
         return
     before = old.__dict__["out"]
-    rows: dict[str, dict[str, float]] = {p: {} for p in sources}
-    for e in new.index.edges:
-        if e.source in rows:
-            row = rows[e.source]
-            row[e.target] = row.get(e.target, 0.0) + e.weight
     out = dict(before)
-    out.update(rows)
+    for source, (_start, _end, edges) in runs.items():
+        row: dict[str, float] = {}
+        for e in edges:
+            row[e.target] = row.get(e.target, 0.0) + e.weight
+        out[source] = row
     new.__dict__["out"] = out
     if "incoming" not in old.__dict__:
         return
     incoming = dict(old.__dict__["incoming"])
     copied: set[str] = set()
-    for source in sources:
+    for source in runs:
         for target in (*before[source], *out[source]):
             if target not in copied:
                 incoming[target] = dict(incoming[target])

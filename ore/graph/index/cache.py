@@ -67,6 +67,7 @@ __all__ = [
     "read_head",
     "read_section",
     "records_of",
+    "spliced_head",
     "write_cache",
 ]
 
@@ -191,6 +192,32 @@ def patched_head(head: Head, records: Mapping[str, FileIndex], indexed_ns: int) 
             column[at[path]] = value
     files = tuple(map(tuple, columns))
     return Head(indexed_ns, files, head.edges, head.externals, b"", (), head.edges_key)
+
+
+def spliced_head(
+    head: Head,
+    records: Mapping[str, FileIndex],
+    indexed_ns: int,
+    runs: Sequence[tuple[int, int, Sequence[Edge]]],
+) -> Head:
+    """`patched_head` of `records`, whose edges are the head's with each run `(start, end,
+    edges)` (in order, apart) put in place of its edges `start:end`: a one-file edit copies the
+    columns, never builds them from every edge. The edges key is left empty, to be computed by
+    whoever needs it (`edges_key`): PageRank, not every answer."""
+    files = patched_head(head, records, indexed_ns).files
+    same = {p: p for p in chain(files[0], _EDGE_KINDS)}
+    columns: list[list[Any]] = [[], [], [], []]
+    at = 0
+    for start, end, edges in runs:
+        new = _by_column(edges, 4)
+        for n, column in enumerate(columns):
+            column.extend(head.edges[n][at:start])
+            column.extend(new[n] if n == 3 else map(same.get, new[n], new[n]))
+        at = end
+    for n, column in enumerate(columns):
+        column.extend(head.edges[n][at:])
+    spliced = (*map(tuple, columns[:3]), array("d", columns[3]))
+    return Head(indexed_ns, files, spliced, head.externals, b"", (), "")
 
 
 def edges_key(paths: Sequence[str], edges: _Columns) -> str:

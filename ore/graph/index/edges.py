@@ -19,13 +19,22 @@ from __future__ import annotations
 import math
 import posixpath
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 
 from .records import Edge, FileIndex
 from .resolve import Bindings, Resolution
 
-__all__ = ["REFERENCE_SCALE", "build_edges", "name_multiplier", "rebuilt_edges", "referring"]
+__all__ = [
+    "REFERENCE_SCALE",
+    "Run",
+    "aliases_of",
+    "build_edges",
+    "name_multiplier",
+    "rebuilt_edges",
+    "referring",
+    "used_names",
+]
 
 REFERENCE_SCALE = 0.2
 _HOPS = 4
@@ -37,12 +46,27 @@ def name_multiplier(name: str) -> float:
     return 0.1 if name.startswith("_") else 1.0
 
 
+class _Defined(dict[str, set[str]]):
+    """path -> the names its file defines, each file's made on the first look (a rebuild of a
+    few files' edges looks at a few files)."""
+
+    def __init__(self, files: Mapping[str, FileIndex]) -> None:
+        super().__init__()
+        self._files = files
+
+    def __missing__(self, path: str) -> set[str]:
+        record = self._files.get(path)
+        names = set() if record is None else {s.name for s in record.symbols}
+        self[path] = names
+        return names
+
+
 class _Locator:
     """Where a name bound in one file is really defined, through re-exports; memoised."""
 
     def __init__(self, files: Mapping[str, FileIndex], bindings: Mapping[str, Bindings]) -> None:
         self.bindings = bindings
-        self.defined = {p: {s.name for s in f.symbols} for p, f in files.items()}
+        self.defined = _Defined(files)
         self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def find(
@@ -57,7 +81,7 @@ class _Locator:
         return found if found or strict else (target,)
 
     def _find(self, target: str, name: str, hops: int) -> tuple[str, ...]:
-        if name in self.defined.get(target, ()):
+        if name in self.defined[target]:
             return (target,)
         if hops <= 0:
             return ()
@@ -87,54 +111,82 @@ def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple
     return tuple(map(tuple.__new__, repeat(Edge), rows))
 
 
+#: Where `rebuilt_edges` replaced one source's edges: (start, end) in the old edges, and the
+#: source's edges now.
+Run = tuple[int, int, list[Edge]]
+
+
 def rebuilt_edges(
     edges: Sequence[Edge],
+    sources_column: Sequence[str],
     files: Mapping[str, FileIndex],
     resolution: Resolution,
-    sources: Iterable[str],
-) -> tuple[Edge, ...]:
-    """`edges` with the reference edges out of `sources` built again (the imports, and so
-    the import edges and bindings, unchanged): what `build_edges` gives when only those
-    sources' references can have changed (`referring`)."""
-    again = sorted(set(sources))
-    fresh = _references(files, resolution, again)
-    starts = [e.source for e in edges]
+    again: Iterable[str],
+) -> tuple[tuple[Edge, ...], dict[str, Run]]:
+    """`edges` (sorted; `sources_column` their sources) with the reference edges out of the
+    files `again` built again, the imports (so the import edges and bindings) unchanged: what
+    `build_edges` gives when only those files' references can have changed (`referring`);
+    and each such file's run of edges, so the caller patches what it derived from them."""
+    sources = sorted(set(again))
+    fresh: dict[str, list[Edge]] = {}
+    for row in _references(files, resolution, sources):
+        fresh.setdefault(row[0], []).append(Edge(*row))
     rows: list[Edge] = []
+    runs: dict[str, Run] = {}
     at = 0
-    for source in again:  # each source's edges are one run of the sorted edges
-        lo, hi = bisect_left(starts, source, at), bisect_right(starts, source, at)
+    for source in sources:  # each source's edges are one run of the sorted edges
+        lo = bisect_left(sources_column, source, at)
+        hi = bisect_right(sources_column, source, lo)
+        own = [e for e in edges[lo:hi] if e.kind != "reference"] + fresh.get(source, [])
+        own.sort()
         rows += edges[at:lo]
-        rows += [e for e in edges[lo:hi] if e.kind != "reference"]
+        rows += own
+        runs[source] = (lo, hi, own)
         at = hi
     rows += edges[at:]
-    rows += map(tuple.__new__, repeat(Edge), fresh)
-    rows.sort()
-    return tuple(rows)
+    return tuple(rows), runs
+
+
+def aliases_of(resolution: Resolution) -> dict[str, set[str]]:
+    """name -> the names imports bind to it, in any file (`from m import A as B`: A -> B; a
+    re-export binds a name to itself): what `referring` follows."""
+    out: dict[str, set[str]] = {}
+    for table in resolution.bindings.values():
+        for key, spots in table.items():
+            for _where, member in spots:
+                if member and member != key:
+                    out.setdefault(member, set()).add(key)
+    return out
+
+
+def used_names(record: FileIndex) -> frozenset[str]:
+    """The names a file uses, and each segment of its dotted ones (`referring` asks)."""
+    out = set()
+    for name, _uses in record.refs:
+        out.add(name)
+        if "." in name:
+            out.update(name.split("."))
+    return frozenset(out)
 
 
 def referring(
-    files: Mapping[str, FileIndex], resolution: Resolution, names: Iterable[str]
+    files: Mapping[str, FileIndex],
+    names: Iterable[str],
+    aliases: Mapping[str, set[str]],
+    used: Callable[[str], frozenset[str]],
 ) -> set[str]:
     """The files whose reference edges can change when `names` come to be (or cease to be)
     defined somewhere: those using one of them, or a name bound to one of them through
-    imports (an alias, a re-export), alone or as a segment of a dotted name."""
+    imports (`aliases`: an alias, a re-export, any number of hops), alone or as a segment of a
+    dotted name (`used(path)`: `used_names` of its record)."""
     wanted = set(names)
-    bound = resolution.bindings.values()
-    grew = True
-    while grew:  # the names bound to a wanted one, through any number of re-exports
-        grew = False
-        for table in bound:
-            for key, spots in table.items():
-                if key not in wanted and any(member in wanted for _where, member in spots):
-                    wanted.add(key)
-                    grew = True
-    out = set()
-    for path, record in files.items():
-        for name, _uses in record.refs:
-            if name in wanted or ("." in name and not wanted.isdisjoint(name.split("."))):
-                out.add(path)
-                break
-    return out
+    waiting = list(wanted)
+    while waiting:
+        for key in aliases.get(waiting.pop(), ()):
+            if key not in wanted:
+                wanted.add(key)
+                waiting.append(key)
+    return {path for path in files if not wanted.isdisjoint(used(path))}
 
 
 def _references(
