@@ -475,27 +475,39 @@ def _check_key(key: str, head: str, sub: str) -> None:
 
 
 def _written(path: Path, text: str, data: dict[str, Any], target: tuple[str, ...]) -> str:
-    """The file's new text: `text` with the one key at `target` changed in place, so what the
-    user wrote (comments, order, alignment) stays; written whole from `data` only where the
-    file's layout is beyond the small editor (`ore._toml_edit`), or its edit would not read
-    back as `data`."""
-    from ._toml_edit import set_in_place
+    """The file's new text: `text` with the one key at `target` changed in place by `tomlkit`
+    (the library made for editing TOML that people write), so their comments, order and
+    alignment stay; written whole from `data` only if the edit would not read back as `data`
+    (a layout the editor mangles is never written)."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
 
-    def render(at: tuple[str, ...]) -> str | None:
-        value: Any = data
-        for name in at:
-            if not isinstance(value, dict) or name not in value:
-                return None
-            value = value[name]
-        return _value(value, path)
-
-    edited = set_in_place(text, target, render)
-    if edited is not None:
-        try:
-            if _filled(_toml(path, edited)) == _filled(data):
-                return edited
-        except ConfigError:
-            pass
+    value: Any = data
+    for name in target:
+        value = value.get(name) if isinstance(value, dict) else None
+    try:
+        document = tomlkit.parse(text)
+        table: Any = document
+        for name in target[:-1]:
+            if name not in table:
+                if value is None:
+                    return text  # nothing there to remove
+                table[name] = tomlkit.table()
+            table = table[name]
+        if value is None:
+            table.pop(target[-1], None)
+        else:
+            table[target[-1]] = value
+        edited = tomlkit.dumps(document).replace("\r\n", "\n")
+    except (TOMLKitError, TypeError, ValueError):
+        return _dumps(data, path)
+    if "\r\n" in text:  # a file written on Windows keeps its line ends, added lines too
+        edited = edited.replace("\n", "\r\n")
+    try:
+        if _filled(_toml(path, edited)) == _filled(data):
+            return edited
+    except ConfigError:
+        pass
     return _dumps(data, path)
 
 
