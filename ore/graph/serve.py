@@ -163,28 +163,28 @@ def _links(record: FileIndex) -> tuple[object, ...]:
 
 class _Links:
     """The imports as resolved at a patch, kept while no import changes, with what finding the
-    files an edit can change reads (`edges.referring`): the names bound to each name, made
-    once, and each file's used names, by record."""
+    files an edit can change reads (`edges.referring`): the names bound to each name, and each
+    file's used names, made once and then brought up to date for the files an edit changed."""
 
     def __init__(self, resolution: Resolution) -> None:
         self.resolution = resolution
         self._aliases: dict[str, set[str]] | None = None
-        self._used: dict[str, tuple[FileIndex, frozenset[str]]] = {}
+        self._used: dict[str, frozenset[str]] | None = None
 
-    def referring(self, files: dict[str, FileIndex], names: set[str]) -> set[str]:
-        """The files whose reference edges can change when `names` come or go."""
+    def referring(
+        self, files: dict[str, FileIndex], names: set[str], changed: frozenset[str]
+    ) -> set[str]:
+        """The files whose reference edges can change when `names` come or go (`changed`: the
+        files parsed again since the last call)."""
         if self._aliases is None:
             self._aliases = aliases_of(self.resolution)
-        used = self._used
-
-        def names_of(path: str) -> frozenset[str]:
-            record = files[path]
-            kept = used.get(path)
-            if kept is None or kept[0] is not record:
-                kept = used[path] = (record, used_names(record))
-            return kept[1]
-
-        return referring(files, names, self._aliases, names_of)
+        if self._used is None:
+            self._used = {path: used_names(record) for path, record in files.items()}
+        else:
+            self._used.update((path, used_names(files[path])) for path in changed)
+        if not names:
+            return set()
+        return referring(files, names, self._aliases, self._used.__getitem__)
 
 
 def _patched(
@@ -235,7 +235,7 @@ def _patched(
                 names ^= {s.name for s in records[rel].symbols} ^ {
                     s.name for s in files[rel].symbols
                 }
-            sources = set(changed) | (links.referring(files, names) if names else set())
+            sources = set(changed) | links.referring(files, names, changed)
             columns = old.index.edge_columns[0]
             edges, runs = rebuilt_edges(old.index.edges, columns, files, links.resolution, sources)
             externals = old.index.externals

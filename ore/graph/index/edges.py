@@ -186,7 +186,8 @@ def referring(
             if key not in wanted:
                 wanted.add(key)
                 waiting.append(key)
-    return {path for path in files if not wanted.isdisjoint(used(path))}
+    disjoint = wanted.isdisjoint
+    return {path for path in files if not disjoint(used(path))}
 
 
 def _references(
