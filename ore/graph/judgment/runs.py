@@ -171,17 +171,24 @@ class _TextKeys:
     def __init__(self, shapes: dict[str, FileShape], files: list[str]) -> None:
         self.shapes, self.files = shapes, files
         self.starts: dict[int, list[int]] = {}  # per file, each code line's text line index
+        self.known: dict[tuple[int, int, int], tuple[int, ...]] = {}  # a place is in many pairs
 
     def of(self, f: int, i: int, n: int) -> tuple[int, ...]:
+        found = self.known.get((f, i, n))
+        if found is not None:
+            return found
         shape = self.shapes[self.files[f]]
         if not shape.text[0]:  # no multi-line string: the text lines are the code lines
-            return shape.exact[i : i + n]
-        starts = self.starts.get(f)
-        if starts is None:
-            numbers = shape.text[0]
-            starts = self.starts[f] = [bisect_left(numbers, k) for k in shape.numbers]
-        last = bisect_right(shape.text[0], shape.numbers[i + n - 1])
-        return shape.text[1][starts[i] : last]
+            found = shape.exact[i : i + n]
+        else:
+            starts = self.starts.get(f)
+            if starts is None:
+                numbers = shape.text[0]
+                starts = self.starts[f] = [bisect_left(numbers, k) for k in shape.numbers]
+            last = bisect_right(shape.text[0], shape.numbers[i + n - 1])
+            found = shape.text[1][starts[i] : last]
+        self.known[f, i, n] = found
+        return found
 
 
 def _ends(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import compress
 
 __all__ = [
     "CONTEXT_STATEMENTS",
@@ -43,11 +44,13 @@ _PROSE_LINES = 4
 def trivial_run(keys: Sequence[int], tokens: Sequence[int], *, context: bool = False) -> bool:
     """Whether a renamed run (its lines' renamed keys and token counts) is a table or holds
     too few distinct statements to be reported; `context`: found only in context files."""
-    n = len(keys)
-    if sum(count for _key, count in Counter(keys).most_common(2)) * 4 >= n * 3:
+    need = CONTEXT_STATEMENTS if context else STATEMENTS
+    counts = Counter(keys)
+    if len(counts) < need:
+        return True  # fewer distinct lines than the statements asked (in C: called per run)
+    if sum(sorted(counts.values())[-2:]) * 4 >= len(keys) * 3:
         return True  # a table
-    statements = {k for k, t in zip(keys, tokens, strict=True) if t >= STATEMENT_TOKENS}
-    return len(statements) < (CONTEXT_STATEMENTS if context else STATEMENTS)
+    return len(set(compress(keys, map(STATEMENT_TOKENS.__le__, tokens)))) < need
 
 
 def mostly_prose(kind: str, tokens: int, lines: int) -> bool:
