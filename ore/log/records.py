@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OreError
-from .db import LogError, connect, failure, log_path, transaction
+from .db import LogError, close_written, connect, failure, log_path, transaction
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
@@ -95,4 +95,4 @@ def record(
     except sqlite3.Error as exc:
         raise failure(where, exc) from None
     finally:
-        db.close()
+        close_written(db, where)
