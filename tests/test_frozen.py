@@ -111,3 +111,14 @@ def test_every_ore_contract_is_made_by_contract() -> None:
     for cls in made:
         assert cls.__setattr__.__module__ == "ore._frozen", cls
         assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
+
+
+def test_init_is_compiled_when_the_first_instance_is_made() -> None:
+    import inspect
+
+    late = contract(type("Late", (), {"__annotations__": {"a": "int", "b": "int"}, "b": 2}))
+    assert "*args" in str(inspect.signature(late))  # compiled on first use
+    assert late(1) == late(a=1, b=2) and late(1, 3).b == 3
+    assert str(inspect.signature(late)) == "(a, b=2)"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
+        late(1, c=3)
