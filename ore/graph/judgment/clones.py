@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import GraphError
 from ..index.kinds import is_context
 from ..results import CloneGroup, Occurrence, SnippetMatch
+from . import trivial
 from .lineindex import kept
 from .memo import remembered
 from .runs import LineEnds, line_groups
@@ -98,7 +99,7 @@ def find_clones(
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
-    params = (min_lines, min_tokens, wanted, _UNFLOODED)
+    params = (min_lines, min_tokens, wanted, _UNFLOODED, trivial.RULES)
     return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
 
 

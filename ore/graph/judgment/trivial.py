@@ -26,6 +26,7 @@ from itertools import compress
 
 __all__ = [
     "CONTEXT_STATEMENTS",
+    "RULES",
     "STATEMENTS",
     "STATEMENT_TOKENS",
     "mostly_prose",
@@ -39,6 +40,8 @@ CONTEXT_STATEMENTS = 5
 #: A line of fewer tokens is part of a statement, not one (`)`, `x,`, `else:`, `return x`).
 STATEMENT_TOKENS = 4
 _PROSE_LINES = 4
+#: What an answer kept by content (`memo`) was computed with: a change here computes it afresh.
+RULES = (STATEMENTS, CONTEXT_STATEMENTS, STATEMENT_TOKENS, _PROSE_LINES)
 
 
 def trivial_run(keys: Sequence[int], tokens: Sequence[int], *, context: bool = False) -> bool:
