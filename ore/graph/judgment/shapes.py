@@ -378,18 +378,42 @@ def functions(
     out = []
     for node in sorted(found, key=_start_byte):
         start, end = node.start_point[0] + 1, node.end_point[0] + 1
-        name_node = node.child_by_field_name("name")
-        name = _node_text(name_node)
-        shape, nodes = "", 0
-        kinds: tuple[tuple[str, int], ...] = ()
-        if end > start:
-            sexp = core_sexp(str(node))
-            shape = hashlib.blake2b(sexp.encode(), digest_size=8).hexdigest()
-            nodes = sexp.count("(")
-            if profile:
-                kinds = tuple(sorted(Counter(_NODE.findall(sexp)).items()))
-        out.append(Function(name, start, end, shape, nodes, kinds, _documented(node)))
+        if node.has_error:  # a broken function may parse otherwise elsewhere: not kept
+            known = _shaped(node, end > start, profile)
+        else:  # its name, shape and size follow from its text and column alone (`_SHAPED`)
+            digest = hashlib.blake2b(node.text, digest_size=16).digest()
+            key = (language, profile, end > start, node.start_point[1], digest)
+            known = _SHAPED.get(key)
+            if known is None:
+                known = _shaped(node, end > start, profile)
+                if len(_SHAPED) >= _SHAPED_MAX:
+                    _SHAPED.clear()
+                _SHAPED[key] = known
+        name, shape, nodes, kinds, doc = known
+        out.append(Function(name, start, end, shape, nodes, kinds, doc))
     return tuple(out), bool(tree.root_node.has_error)
+
+
+#: Each function's (name, shape, size, profile, docstring) by its language, the profile asked,
+#: whether it spans lines, its column and its text's digest: a file edited again is shaped
+#: again, but its functions the edit did not touch are not (their S-expressions are most of a
+#: shape's cost).
+_SHAPED: dict[tuple[str, bool, bool, int, bytes], tuple[Any, ...]] = {}
+_SHAPED_MAX = 200_000
+
+
+def _shaped(node: Any, lines: bool, profile: bool) -> tuple[Any, ...]:
+    """What `functions` keeps of one function node (`lines`: it spans more than one line)."""
+    name = _node_text(node.child_by_field_name("name"))
+    shape, nodes = "", 0
+    kinds: tuple[tuple[str, int], ...] = ()
+    if lines:
+        sexp = core_sexp(str(node))
+        shape = hashlib.blake2b(sexp.encode(), digest_size=8).hexdigest()
+        nodes = sexp.count("(")
+        if profile:
+            kinds = tuple(sorted(Counter(_NODE.findall(sexp)).items()))
+    return name, shape, nodes, kinds, _documented(node)
 
 
 _TYPE_FIELD = re.compile(r" (?:type|return_type|type_parameters): \(")
