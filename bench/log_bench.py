@@ -1,16 +1,21 @@
 """Benchmark the turn log (issue 23): what logging adds to a turn, and reading a log of 100,000
 turns.
 
-1. Logging cost. (a) Whole `ore` turns against the loopback Ollama imitation, with the log and
-   with `--no-log`, interleaved: the difference of the medians (noisy: a turn is ~100 ms of
-   process start). (b) The exact work logging adds, timed inside fresh processes that have just
-   run a turn through the library: building the artifact and recording it (imports of
-   `ore.artifacts`, `sqlite3` and `ore.log` included, the log file opened, one transaction).
+1. Logging cost, as the issue measures it: whole `ore` turns against the loopback Ollama
+   imitation, with the log and with `--no-log`, interleaved (the order swapped every round, so
+   drift and order hit both alike), many runs. Reported: each one's median wall time, the
+   difference of the medians, and the median of the rounds' paired differences with a
+   bootstrap 95% interval; the same for CPU time (user + system of the child, which a loaded
+   machine's scheduling disturbs less, but which misses time spent waiting on the disk). The
+   log grows over the runs, so SQLite's automatic checkpoints (every 1,000 pages) are in the
+   figures. Then the parts, timed inside fresh processes that have just run a turn through the
+   library: importing `ore.artifacts` and building the artifact, importing `sqlite3` and
+   `ore.log`, and `record` (open, one transaction, close).
 2. Reading. A log of 100,000 turns is built through `ore.log`'s own schema (one transaction,
    varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
    middling and a common word, two words) and `ore log list -n 20` run as whole processes.
 
-    python bench/log_bench.py [--runs 15] [--turns 100000] [--json]
+    python bench/log_bench.py [--runs 15] [--turn-runs 201] [--turns 100000] [--json]
 
 Targets: logging <= 5 ms a turn; `ore log search` < 200 ms and `ore log list -n 20` < 150 ms
 over 100,000 turns.
@@ -22,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,50 +42,89 @@ PY = sys.executable
 ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "ore"
 
 #: Run in a fresh process: one library turn (everything a turn loads is then loaded), then the
-#: work `ore` adds to log it, timed.
-LOGGING_COST = """
-import json, sys, time
+#: work `ore` adds to log it, timed part by part.
+LOGGING_PARTS = """
+import json, time
 from ore.turn import TurnRequest, run_turn
 result = run_turn(TurnRequest.of("hi", model="llama3.2:latest"))
-start = time.perf_counter()
+marks = [time.perf_counter()]
 from ore.artifacts import BackendInfo, build_artifact
+marks.append(time.perf_counter())
 artifact = build_artifact(result.turn, prompt="hi", model_id=result.model,
                           backend=BackendInfo("ollama", None))
-built = time.perf_counter()
+marks.append(time.perf_counter())
+import sqlite3
+marks.append(time.perf_counter())
 from ore.log import record
+marks.append(time.perf_counter())
 record(artifact, session=None, seconds=result.seconds)
-print(json.dumps([built - start, time.perf_counter() - built]))
+marks.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
+PARTS = (
+    "import ore.artifacts",
+    "build the artifact",
+    "import sqlite3",
+    "import ore.log",
+    "record (open, one transaction, close)",
+)
 
 
-def logging_cost(env: dict[str, str], runs: int) -> dict[str, float]:
-    whole = measure(
-        {
-            "ore turn, logged": [ORE, "--model", "llama3.2:latest", "hi"],
-            "ore turn, --no-log": [ORE, "--no-log", "--model", "llama3.2:latest", "hi"],
-        },
-        env,
-        runs,
-    )
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one whole process; a failure stops the run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, input="", capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {done.stderr.strip()}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _interval(values: list[float], rng: random.Random, rounds: int = 2000) -> tuple[float, float]:
+    """A bootstrap 95% interval of the median of `values`."""
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(rounds))
+    return medians[int(rounds * 0.025)], medians[int(rounds * 0.975) - 1]
+
+
+def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, object]:
+    logged = [ORE, "--model", "llama3.2:latest", "hi"]
+    unlogged = [ORE, "--no-log", "--model", "llama3.2:latest", "hi"]
+    for cmd in (logged, unlogged, logged):  # warm the page cache, the .pyc files and the log
+        _timed(cmd, env)
+    wall: dict[str, list[float]] = {"logged": [], "no-log": []}
+    cpu: dict[str, list[float]] = {"logged": [], "no-log": []}
+    for number in range(turn_runs):
+        order = [("logged", logged), ("no-log", unlogged)]
+        for name, cmd in order if number % 2 == 0 else order[::-1]:
+            seconds, used = _timed(cmd, env)
+            wall[name].append(seconds)
+            cpu[name].append(used)
+    rng = random.Random(23)
+    out: dict[str, object] = {"turn runs": turn_runs}
+    for what, times in (("wall", wall), ("cpu", cpu)):
+        paired = [a - b for a, b in zip(times["logged"], times["no-log"], strict=True)]
+        low, high = _interval(paired, rng)
+        out[f"{what}: ore turn, logged (median)"] = statistics.median(times["logged"])
+        out[f"{what}: ore turn, --no-log (median)"] = statistics.median(times["no-log"])
+        out[f"{what}: difference of the medians"] = statistics.median(
+            times["logged"]
+        ) - statistics.median(times["no-log"])
+        out[f"{what}: median paired difference"] = statistics.median(paired)
+        out[f"{what}: its 95% interval, low"] = low
+        out[f"{what}: its 95% interval, high"] = high
     inside = []
     for _ in range(runs):
-        out = subprocess.run(
-            [PY, "-c", LOGGING_COST], env=env, capture_output=True, text=True, check=True
+        done = subprocess.run(
+            [PY, "-c", LOGGING_PARTS], env=env, capture_output=True, text=True, check=True
         )
-        inside.append(json.loads(out.stdout))
-    totals = [a + r for a, r in inside]
-    return {
-        **whole,
-        "difference of the medians": whole["ore turn, logged"] - whole["ore turn, --no-log"],
-        "in process: the artifact (import ore.artifacts, build), median": statistics.median(
-            a for a, _ in inside
-        ),
-        "in process: record (import sqlite3, ore.log; one transaction), median": statistics.median(
-            r for _, r in inside
-        ),
-        "in process: both, median": statistics.median(totals),
-        "in process: both, fastest run": min(totals),
-    }
+        inside.append(json.loads(done.stdout))
+    for index, part in enumerate(PARTS):
+        out[f"in process: {part}, median"] = statistics.median(row[index] for row in inside)
+    out["in process: all, median"] = statistics.median(sum(row) for row in inside)
+    out["in process: all, fastest run"] = min(sum(row) for row in inside)
+    return out
 
 
 def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -155,7 +200,8 @@ def reading(env: dict[str, str], home: Path, turns: int, runs: int) -> dict[str,
             [ORE, "log", "export"], env=env, capture_output=True, text=True, check=True
         ).stdout.splitlines()[0]
     )
-    os.remove(home / "log.db")
+    for name in ("log.db", "log.db-wal", "log.db-shm"):  # the write-ahead log stays between turns
+        (home / name).unlink(missing_ok=True)
     started = time.perf_counter()
     words = build_log(home, turns, template)
     built = time.perf_counter() - started
@@ -191,6 +237,7 @@ def reading(env: dict[str, str], home: Path, turns: int, runs: int) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--turn-runs", type=int, default=201, help="rounds of whole turns")
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--part", choices=("all", "logging", "reading"), default="all")
@@ -202,7 +249,7 @@ def main() -> None:
     try:
         results: dict[str, object] = {"load average": os.getloadavg()}
         if args.part in ("all", "logging"):
-            results["logging"] = logging_cost(env, args.runs)
+            results["logging"] = logging_cost(env, args.turn_runs, args.runs)
         if args.part in ("all", "reading"):
             results["reading"] = reading(env, home, args.turns, args.runs)
         results["load average after"] = os.getloadavg()

@@ -30,6 +30,10 @@ LOG_NAME = "log.db"
 #: Seconds a writer waits for another process's write before giving up (one line, no turn lost
 #: but this one's record).
 BUSY_SECONDS = 10.0
+#: How large the write-ahead log may grow before a turn's record lets its close checkpoint it
+#: (`close_written`): every process that opens the log reads the whole write-ahead log again
+#: (SQLite rebuilds its index when no other process holds it), so a few turns' worth is kept.
+WAL_LIMIT_BYTES = 1 << 20
 
 
 class LogError(OreError):
@@ -207,9 +211,13 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
     what logging cost a turn (8-20 ms on a shared disk, issue 23). A connection that is not
     the last one does not checkpoint, and a read-only one never does: so a read-only
     connection is opened before the writer closes and closed after it. (Python 3.12's
-    `setconfig(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE)` says the same; ORE runs on 3.11.) The log is
-    then checkpointed by SQLite's automatic checkpoint (every 1,000 pages, a few hundred
-    turns) and by any reader that closes last (`ore log list`, ...).
+    `setconfig(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE)` says the same; ORE runs on 3.11.) Once the
+    write-ahead log holds `WAL_LIMIT_BYTES` (about 16 turns), the writer closes as any
+    connection does, and the last one to close checkpoints it and removes it: kept longer, it
+    would cost more than the fsyncs saved, since each process that opens the log reads it all
+    again (SQLite rebuilds its index, and then forgets what was checkpointed, so its own
+    automatic checkpoint would copy the whole log at every commit). A reader that closes
+    last (`ore log list`, ...) checkpoints it too.
 
     Safety is WAL's: a process killed mid-write leaves its transaction whole or absent; a power
     cut may lose the turns the kernel had not yet written back (by default those of the last
@@ -219,6 +227,13 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
     """
     import sqlite3
 
+    try:
+        grown = os.stat(f"{path}-wal").st_size >= WAL_LIMIT_BYTES
+    except OSError:
+        grown = False
+    if grown:
+        db.close()  # the last one checkpoints and removes the log; else a later one will
+        return
     try:
         reader = sqlite3.connect(_read_only(path), uri=True, isolation_level=None)
     except sqlite3.Error:

@@ -80,3 +80,19 @@ def test_without_the_read_only_connection_the_writer_closes_as_before(
     path = tmp_path / "log.db"
     record(artifact("checkpointed-xyzzy"), path=path)
     assert _in(path, "checkpointed-xyzzy") and not Path(f"{path}-wal").exists()
+
+
+def test_the_write_ahead_log_is_checkpointed_once_it_holds_a_few_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kept for ever, every opening would read it all again and SQLite's own checkpoint would
+    copy it whole at each commit: so it is bounded."""
+    monkeypatch.setattr(log_db, "WAL_LIMIT_BYTES", 64 * 1024)
+    path = tmp_path / "log.db"
+    wal = Path(f"{path}-wal")
+    sizes = []
+    for n in range(40):
+        record(artifact(f"turn-{n}-xyzzy", n), path=path)
+        sizes.append(wal.stat().st_size if wal.exists() else 0)
+    assert 0 in sizes[1:] and max(sizes) < 64 * 1024 + 80 * 1024  # the limit and one turn
+    assert len(list_turns(100, path=path)) == 40
