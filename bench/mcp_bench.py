@@ -175,8 +175,9 @@ def main() -> None:
     parser.add_argument(
         "--corpus",
         type=Path,
-        help="also a larger tree holding django/ (bench/graph_scale_bench.py's corpus, or "
-        "plotly 5.24.1, sympy, twilio and django side by side): the same warm calls, no edits",
+        help="also a larger tree holding django/ (bench/graph_scale_bench.py's corpus: plotly "
+        "5.24.1, sympy 1.14.0, twilio 9.13.0 and django 5.2.19 side by side): the same warm "
+        "calls, no edits",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -162,3 +162,27 @@ def test_a_snippet_after_an_edit_rebuilds_one_file_of_the_line_index(warm: WarmG
     assert index.built == built + 1
     warm.close()
     assert [m.path for m in open_graph(warm.root).duplicates_of(snippet)] == found
+
+
+def test_a_file_edited_again_shapes_only_the_functions_the_edit_touched(
+    warm: WarmGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judgment's shape of an edited file is made again, but only the functions whose
+    text changed are shaped again (the rest are kept by their text)."""
+    from ore.graph.judgment import shapes
+
+    n = sum(map(ord, str(warm.root)))  # texts no other test shaped in this process
+    body = "def tally_{n}(items):\n    count = len(items) + sum(items)\n    return count * {n}\n"
+    core = warm.root / "pkg" / "core.py"
+    core.write_text(body.format(n=n) + "\n\n" + body.format(n=n + 1))
+    snippet = body.format(n=n + 2).replace(f"tally_{n + 2}", "summed")
+    assert [m.path for m in warm.graph().duplicates_of(snippet)] == ["pkg/core.py"] * 2
+    shaped: list[str] = []
+    real = shapes.core_sexp
+    monkeypatch.setattr(shapes, "core_sexp", lambda sexp: shaped.append(sexp) or real(sexp))
+    core.write_text(core.read_text() + "\n\n" + body.format(n=n + 3))
+    found = warm.graph().duplicates_of(snippet)
+    assert [m.start for m in found] == [1, 6, 11]
+    assert len(shaped) == 1  # the new function alone
+    warm.close()
+    assert open_graph(warm.root).duplicates_of(snippet) == found
