@@ -240,7 +240,7 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
         db.close()  # the last one: it checkpoints, as before
         return
     try:
-        reader.execute("SELECT count(*) FROM schema_version").fetchone()  # its shared lock
+        reader.execute("PRAGMA user_version").fetchone()  # its shared lock, no schema read
     except sqlite3.Error:
         pass  # then the writer may be the last, and checkpoints: slower, never unsafe
     finally:
