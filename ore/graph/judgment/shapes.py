@@ -378,8 +378,8 @@ def functions(
     out = []
     for node in sorted(found, key=_start_byte):
         start, end = node.start_point[0] + 1, node.end_point[0] + 1
-        if node.has_error:  # a broken function may parse otherwise elsewhere: not kept
-            known = _shaped(node, end > start, profile)
+        if profile or node.has_error:  # profiles are large; a broken function may parse
+            known = _shaped(node, end > start, profile)  # otherwise elsewhere: neither kept
         else:  # its name, shape and size follow from its text and column alone (`_SHAPED`)
             digest = hashlib.blake2b(node.text, digest_size=16).digest()
             key = (language, profile, end > start, node.start_point[1], digest)
@@ -394,12 +394,12 @@ def functions(
     return tuple(out), bool(tree.root_node.has_error)
 
 
-#: Each function's (name, shape, size, profile, docstring) by its language, the profile asked,
+#: Each function's (name, shape, size, profile, docstring) of a lean shape by its language,
 #: whether it spans lines, its column and its text's digest: a file edited again is shaped
 #: again, but its functions the edit did not touch are not (their S-expressions are most of a
-#: shape's cost).
+#: shape's cost). At most `_SHAPED_MAX` (about 20 MB), then it starts again.
 _SHAPED: dict[tuple[str, bool, bool, int, bytes], tuple[Any, ...]] = {}
-_SHAPED_MAX = 200_000
+_SHAPED_MAX = 50_000
 
 
 def _shaped(node: Any, lines: bool, profile: bool) -> tuple[Any, ...]:
