@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,12 +178,18 @@ def test_a_file_edited_again_shapes_only_the_functions_the_edit_touched(
     core.write_text(body.format(n=n) + "\n\n" + body.format(n=n + 1))
     snippet = body.format(n=n + 2).replace(f"tally_{n + 2}", "summed")
     assert [m.path for m in warm.graph().duplicates_of(snippet)] == ["pkg/core.py"] * 2
-    shaped: list[str] = []
-    real = shapes.core_sexp
-    monkeypatch.setattr(shapes, "core_sexp", lambda sexp: shaped.append(sexp) or real(sexp))
+    shaped: list[bytes] = []  # the functions of files shaped again (the snippet's aside)
+    real = shapes._shaped
+
+    def counted(node: Any, lines: bool, profile: bool) -> tuple[Any, ...]:
+        if not profile:
+            shaped.append(node.text)
+        return real(node, lines, profile)
+
+    monkeypatch.setattr(shapes, "_shaped", counted)
     core.write_text(core.read_text() + "\n\n" + body.format(n=n + 3))
     found = warm.graph().duplicates_of(snippet)
     assert [m.start for m in found] == [1, 6, 11]
-    assert len(shaped) == 1  # the new function alone
+    assert shaped == [body.format(n=n + 3).rstrip("\n").encode()]  # the new function alone
     warm.close()
     assert open_graph(warm.root).duplicates_of(snippet) == found
