@@ -99,7 +99,7 @@ def extract(
     parser, _query = parser_and_query(language)
     if parser is None:
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
-    tree = parse(language, data)
+    tree = parse(language, data, path)
     if tree.root_node.has_error and language in _RECOVERED:
         return _recovered(path, language, data, tree, size, mtime_ns, digest, non_utf8)
     return _record(path, language, data, tree, size, mtime_ns, digest, non_utf8)
