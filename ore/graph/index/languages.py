@@ -180,9 +180,10 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(path[dot:].lower())
 
 
-#: The last trees `parse` made (newest last), with their language, file and bytes.
+#: The last trees `parse` made (newest last), with their language, file and bytes: one per
+#: file (its latest), `_KEEP` in all.
 _LAST: list[tuple[str, str, bytes, Any]] = []
-_KEEP = 4
+_KEEP = 8
 
 
 def parse(language: str, data: bytes, path: str = "") -> Any | None:
@@ -202,6 +203,8 @@ def parse(language: str, data: bytes, path: str = "") -> Any | None:
         if path and kept[0] == language and kept[1] == path:
             before = kept
     tree = parser.parse(data) if before is None else parser.parse(data, _edited(before, data))
+    if before is not None:
+        _LAST.remove(before)
     _LAST.append((language, path, data, tree))
     del _LAST[:-_KEEP]
     return tree
