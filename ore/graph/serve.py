@@ -301,10 +301,12 @@ def _patch_adjacency(old: CodeGraph, new: CodeGraph, runs: dict[str, Run]) -> No
 class _Writer:
     """Writes files beside the index (the index itself, the judgment's shapes) on a thread of
     its own once calls pause for `DELAY` seconds, the latest of each only: the answer never
-    waits for the disk, and a burst of edits is written once. A failed write only costs the
-    next run time, as everywhere in the cache."""
+    waits for the disk, and a burst of edits is written once. The pause is a second, not less:
+    encoding the shapes holds the interpreter for tens of milliseconds, which a call arriving
+    meanwhile would wait out (an agent's edit-then-ask comes well within a second). A failed
+    write only costs the next run time, as everywhere in the cache; `close` writes at once."""
 
-    DELAY = 0.25
+    DELAY = 1.0
 
     def __init__(self) -> None:
         self._lock = threading.Condition()
