@@ -19,8 +19,8 @@ go through `__getstate__`/`__setstate__` as `dataclasses` does it for a frozen s
 Type checkers see a frozen dataclass (`dataclass_transform`). `__dataclass_params__` records
 how `dataclasses` was asked (no methods, not frozen): the freezing is this module's.
 Supported: fields with a default or a `default_factory`, `field(repr=False)`, and
-`__post_init__`; nothing else (no `InitVar`, `kw_only`, inheritance between contracts), which
-`contract` refuses rather than gets wrong.
+`__post_init__`; nothing else (no `InitVar`, `ClassVar`, `init=False`, `kw_only`, `compare`,
+`hash`, inheritance between contracts), which `contract` refuses rather than gets wrong.
 """
 
 from __future__ import annotations
@@ -46,6 +46,14 @@ def contract(cls: _C) -> _C:
     for base in made.__mro__[1:-1]:
         if hasattr(base, "__dataclass_fields__"):
             raise TypeError(f"{made.__qualname__}: a contract does not inherit from a dataclass")
+    if len(made.__dataclass_fields__) != len(every):
+        raise TypeError(f"{made.__qualname__}: a contract has no InitVar or ClassVar fields")
+    for each in every:
+        if not each.init or each.kw_only is True or not each.compare or each.hash is not None:
+            raise TypeError(
+                f"{made.__qualname__}.{each.name}: a contract's field takes only a default, "
+                "a default_factory and repr"
+            )
     names = tuple(f.name for f in every)
     shown = tuple(f.name for f in every if f.repr)
     key = attrgetter(*names) if names else (lambda _self: ())

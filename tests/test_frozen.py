@@ -7,7 +7,7 @@ import copy
 import dataclasses
 import pickle
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 
@@ -87,6 +87,11 @@ def test_what_contract_does_not_make_is_refused() -> None:
     own_eq = {"__annotations__": {"a": "int"}, "__eq__": lambda s, o: True}
     with pytest.raises(TypeError, match="defines __eq__"):
         contract(type("Own", (), own_eq))
+    for spec in (field(init=False), field(kw_only=True), field(compare=False), field(hash=True)):
+        with pytest.raises(TypeError, match="takes only a default"):
+            contract(type("Odd", (), {"__annotations__": {"a": "int"}, "a": spec}))
+    with pytest.raises(TypeError, match="no InitVar or ClassVar"):
+        contract(type("Var", (), {"__annotations__": {"a": "int", "b": ClassVar[int]}, "b": 1}))
 
 
 def test_every_ore_contract_is_made_by_contract() -> None:
