@@ -10,12 +10,16 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
   watch lost events, the probe stats every indexed file and folder instead (`probe.Probe`: the
   cache's staleness rule, size and mtime, then the content hash of racy files);
 - files that changed (no source file came or went): the graph is patched in memory
-  (`_patched`): those files alone are parsed again; the edges are built again only when what
-  they are built from (imports, references, defined names) changed, and when they did not, the
-  adjacency, degrees and PageRank carry over; the imports are resolved again only when an
-  import changed (the last resolution is kept). The cache (and the judgment's shapes file) is
-  written behind the answer (`_Writer`: the latest state wins), so `ore graph` agrees without
-  the caller waiting for it;
+  (`_patched`): those files alone are parsed again (incrementally from their last tree when
+  this process parsed them before: `index.languages.parse`); when what edges are built from
+  (imports, references, defined names) is unchanged, the edges, adjacency, degrees and PageRank
+  carry over; when only references or names changed, only the reference edges of the files
+  that can change are built again (`edges.referring`: the edited files and the users of a name
+  that came or went) and spliced into the edges, the head's columns and the adjacency
+  (`_patch_adjacency`: every untouched row shared), PageRank waiting for a question that needs
+  it; only an import changed resolves every import again (the last resolution is kept
+  otherwise). The cache (and the judgment's shapes file) is written behind the answer
+  (`_Writer`: the latest state wins), so `ore graph` agrees without the caller waiting for it;
 - a source file or folder came or went: the graph is opened again through `load_index`
   (discovery, the cache, the changed files parsed; PageRank and communities kept by the edges'
   digest, clone groups by the contents they read).
