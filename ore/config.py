@@ -39,17 +39,21 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
+    "BACKEND_NAMES",
     "CONFIG_KEYS",
     "ENVIRONMENT",
     "Config",
     "Setting",
     "Settings",
+    "address_problem",
     "config_path",
     "from_environment",
+    "keep_alive_value",
     "load_config",
     "log_switch",
     "set_config_value",
     "settle",
+    "value_problem",
 ]
 
 #: The most a config file may hold: a few lines of settings, never megabytes.
@@ -69,12 +73,17 @@ CONFIG_KEYS: Mapping[str, str] = MappingProxyType(
         "aliases": 'a table of model aliases (fast = "llama3.2:1b" ...)',
     }
 )
+#: Every backend a turn can go to (`ore.backends.select.BACKENDS`, spelled out here so that
+#: checking a name imports no backend).
+BACKEND_NAMES = ("ollama", "openai", "deepseek")
 _STRINGS = ("model", "backend", "base_url", "keep_alive", "system", "api_key_env")
 _TABLES = ("options", "aliases")
 #: An environment variable's name, and a key TOML takes bare (compiled on first use: `re`
 #: caches them, and a turn with a well-formed file never asks).
 _ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*\Z"
 _BARE_KEY = r"[A-Za-z0-9_-]+\Z"
+#: A Go duration as Ollama takes it for keep_alive (`5m`, `1h30m`, `-1m`).
+_DURATION = r"-?(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -104,10 +113,12 @@ class Config:
     source: Path | None = None
 
     def resolve_alias(self, name: str | None) -> str | None:
-        """`name` with an alias replaced by its model (one step: an alias never names another)."""
-        if name is None:
-            return None
-        return self.aliases.get(name, name)
+        """`name` with an alias replaced by its model, through an alias that names another
+        (`_alias_loop` refuses a loop when the file is read, so the chain ends)."""
+        seen = 0
+        while name is not None and name in self.aliases and seen <= len(self.aliases):
+            name, seen = self.aliases[name], seen + 1
+        return name
 
 
 #: The environment variables that set a value, first set wins. The address's depend on the
@@ -152,6 +163,8 @@ class Settings(NamedTuple):
 
     :param api_key_env: the variable holding the key for the file's address, set only when the
         turn goes to the address the file configured (a key stays bound to its address).
+    :param options: the model options sent, merged key by key (a flag's over the file's);
+        `each_option` says where each came from.
     """
 
     model: Setting
@@ -161,9 +174,12 @@ class Settings(NamedTuple):
     system: Setting
     options: Setting
     api_key_env: Setting
+    each_option: Mapping[str, Setting] = _EMPTY
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        return {name: getattr(self, name).to_dict() for name in self._fields}
+        shown = {name: getattr(self, name).to_dict() for name in self._fields[:-1]}
+        shown["options"]["keys"] = {k: v.to_dict() for k, v in self.each_option.items()}
+        return shown
 
 
 _BUILT_IN = Setting(None, "default", "built-in")
@@ -177,14 +193,20 @@ def settle(
     base_url: str | None = None,
     keep_alive: str | None = None,
     system: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    recorded: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """The one precedence rule: flag > environment > file > built-in, for every value a turn
-    takes from the user's defaults. The keyword arguments are the flags (None: not given).
+    takes from the user's defaults. The keyword arguments are the flags (None: not given);
+    `options` the `-o` options, typed; `recorded` the backend of the artifact a replay or
+    chain starts from, which the turn goes to when no flag, variable or file names one.
 
     The model's alias (from the file) is replaced wherever the name came from. The file's
     address belongs to the file's backend (Ollama when it names none): used only when the turn
-    goes to that backend, and its `api_key_env` only when the turn goes to that address.
+    goes to that backend, and its `api_key_env` only when the turn goes to that address. Its
+    `keep_alive` is Ollama's: left aside (as said in its source) for any other server. Options
+    merge key by key, a flag's over the file's.
     """
     environ = os.environ if env is None else env
     file = str(config.source) if config.source is not None else "built-in"
@@ -203,11 +225,13 @@ def settle(
     if chosen_model.value is not None and chosen_model.value in config.aliases:
         alias = chosen_model.value
         chosen_model = chosen_model._replace(
-            value=config.aliases[alias], source=f"{chosen_model.source} (alias {alias})"
+            value=config.resolve_alias(alias), source=f"{chosen_model.source} (alias {alias})"
         )
     chosen_backend = pick(backend and backend.lower(), "--backend", "backend", config.backend)
     if chosen_backend.value is not None:
         chosen_backend = chosen_backend._replace(value=str(chosen_backend.value).lower())
+    elif recorded:
+        chosen_backend = Setting(recorded.strip().lower(), "artifact", "--artifact-in")
     kind = chosen_backend.value or "ollama"
     file_backend = (config.backend or "ollama").lower()
     address = pick(
@@ -219,16 +243,138 @@ def settle(
     key_env = _BUILT_IN
     if config.api_key_env and file_backend == kind and address.origin in ("file", "default"):
         key_env = Setting(config.api_key_env, "file", file)
-    options = Setting(dict(config.options), "file", file) if config.options else _BUILT_IN
+    kept = config.keep_alive
+    if kept is not None and kind != "ollama":
+        kept = None
+        left = f"built-in ({file}'s keep_alive is Ollama's: left aside for {kind})"
+    each = {key: Setting(value, "file", file) for key, value in config.options.items()}
+    each.update({key: Setting(value, "flag", "-o") for key, value in (options or {}).items()})
+    origins = {setting.origin for setting in each.values()}
+    merged = Setting(
+        {key: setting.value for key, setting in each.items()},
+        origins.pop() if len(origins) == 1 else "flag and file",
+        ", ".join(dict.fromkeys(setting.source for setting in each.values())),
+    )
+    chosen_keep_alive = pick(keep_alive, "--keep-alive", "keep_alive", kept)
+    if chosen_keep_alive.origin == "default" and config.keep_alive != kept:
+        chosen_keep_alive = chosen_keep_alive._replace(source=left)
     return Settings(
         model=chosen_model,
         backend=chosen_backend,
         base_url=address,
-        keep_alive=pick(keep_alive, "--keep-alive", "keep_alive", config.keep_alive),
+        keep_alive=chosen_keep_alive,
         system=pick(system, "--system", "system", config.system),
-        options=options,
+        options=merged if each else _BUILT_IN,
         api_key_env=key_env,
+        each_option=MappingProxyType(each),
     )
+
+
+# -- checking: one function per value, for the file, `ore config set` and the turn alike -------
+
+
+def keep_alive_value(text: str) -> str | int | None:
+    """A keep-alive as Ollama takes it: whole seconds (sent as a number) or a Go duration
+    (`5m`, `1h30m`); None when `text` is neither. `--keep-alive`, the file's `keep_alive` and
+    `ore config set keep_alive` all ask this."""
+    text = text.strip()
+    if re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    return text if re.fullmatch(_DURATION, text) else None
+
+
+#: Why a keep-alive is refused, after what was given.
+KEEP_ALIVE_HINT = (
+    "is not a duration: use seconds (0 unloads after the answer, -1 keeps the model loaded) "
+    "or a duration such as 5m or 1h30m"
+)
+
+
+def address_problem(raw: str, kind: str = "ollama") -> str | None:
+    """Why `raw` is not an address a turn to a `kind` server could use, or None. The one
+    check: the backends refuse what it refuses (`ore.backends.address`, `ore.backends.openai`),
+    and so do the config file and `ore config set`, so a value set is a value a turn takes.
+
+    Ollama's (as its client reads a host): a bare host or `http(s)://host[:port][/path]`, no
+    host meaning 127.0.0.1; an OpenAI-style server's: an http(s) URL with a host.
+    """
+    text = raw.strip().strip("\"'")
+    if kind in BACKEND_NAMES[1:]:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(text if "://" in text else f"http://{text}")
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError:
+            return "its port is not a number from 1 to 65535"
+        if parts.scheme.lower() not in ("http", "https"):
+            return "it is not an http:// or https:// address"
+        return None if parts.hostname else "it names no host"
+    if not text:
+        return None
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() not in ("http", "https"):  # the client speaks HTTP only
+        return "it is not an http:// or https:// address"
+    hostport = (rest if sep else text).partition("/")[0]
+    if hostport.startswith("["):
+        port = hostport[hostport.find("]") + 2 :]
+    else:
+        port = hostport.rpartition(":")[2] if ":" in hostport else ""
+    if port and (not port.isdigit() or not 0 < int(port) < 65536):
+        return "its port is not a number from 1 to 65535"
+    return None
+
+
+def value_problem(key: str, value: Any, *, backend: str | None = None) -> str | None:
+    """Why every turn would refuse `value` for the config key `key` (`options.NAME` for an
+    option), or None. The one check of a value, for the file as it is read (then named by its
+    file and line) and for `ore config set` (then a usage mistake); `backend` is the file's,
+    whose server the file's `base_url` is for."""
+    head, _, name = key.partition(".")
+    if head in _STRINGS and not isinstance(value, str):
+        return f"'{head}' must be a string"
+    if head == "backend" and value.strip().lower() not in BACKEND_NAMES:
+        return f"backend '{value}' is not one of {', '.join(BACKEND_NAMES)}"
+    if head == "base_url":
+        why = address_problem(value, (backend or "ollama").strip().lower())
+        return f"base_url '{value}' is not an address ORE can use: {why}" if why else None
+    if head == "keep_alive" and keep_alive_value(value) is None:
+        return f"keep_alive '{value}' {KEEP_ALIVE_HINT}"
+    if head == "api_key_env" and not re.match(_ENV_NAME, value):
+        return (
+            "'api_key_env' takes the NAME of an environment variable (e.g. DEEPSEEK_API_KEY), "
+            "never a key: put the key in that variable"
+        )
+    if head == "log" and not isinstance(value, bool):
+        return "'log' must be true or false"
+    if head == "aliases" and name and not isinstance(value, str):
+        return f"alias '{name}' must name a model"
+    if head == "options" and name:
+        from .model_options import check_model_options
+
+        if not _scalar_or_list(value):
+            return f"option '{name}' must be a number, string or bool"
+        try:
+            check_model_options({name: _option_value(value)}, "options")
+        except OptionError as exc:
+            return exc.message
+    return None
+
+
+def _alias_loop(aliases: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(an alias, its chain) when following aliases from it comes back to it, else None."""
+    for start in aliases:
+        chain, name = [start], aliases[start]
+        while name in aliases and name not in chain:
+            chain.append(name)
+            name = aliases[name]
+        if name == start:
+            return start, " -> ".join([*chain, start])
+    return None
+
+
+def _loop_words(found: tuple[str, str]) -> str:
+    return f"alias '{found[0]}' loops ({found[1]}): point one of them at a model"
 
 
 def config_path() -> Path:
@@ -303,8 +449,8 @@ def set_config_value(key: str, value: str) -> Path:
         with exclusive_lock(path.with_name(path.name + ".lock")):
             text = _read_text(path)
             data = _toml(path, text) if text is not None else {}
-            _parse(path, text or "", data)  # refuse to build on a broken file
             _assign(data, head, sub, value, path)
+            _parse(path, text or "", data)  # the rest of the file: a broken line is named
             blob = _written(path, text or "", data, (head, sub) if sub else (head,))
             _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
             # A file linked from elsewhere (a dotfiles folder) is written where the link points.
@@ -314,6 +460,14 @@ def set_config_value(key: str, value: str) -> Path:
             why = _home_error(path.parent, exc)
             raise ConfigError(
                 folder_problem(why, path.parent, "write the config file in"), path=path
+            ) from exc
+        if os.path.islink(path) and not os.path.exists(path):  # a dangling link: say where
+            target = os.path.realpath(path)
+            raise ConfigError(
+                f"cannot write the config file {path}: it is a link to {target}, which cannot "
+                f"be written ({os_error_words(exc)}); make {os.path.dirname(target)} or remove "
+                "the link",
+                path=path,
             ) from exc
         raise ConfigError(
             f"cannot write the config file {path} ({os_error_words(exc)}); "
@@ -392,28 +546,21 @@ def _toml(path: str | Path, text: str) -> dict[str, Any]:
 def _parse(path: str | Path, text: str, data: dict[str, Any]) -> Config:
     """`data` checked key by key into a `Config`."""
     values: dict[str, Any] = {}
+    backend = data.get("backend") if isinstance(data.get("backend"), str) else None
     for key, value in data.items():
         if key not in CONFIG_KEYS:
             raise _broken(
                 path, _line_of(text, key), f"unknown key '{key}' (known: {', '.join(CONFIG_KEYS)})"
             )
-        if key in _STRINGS:
-            if not isinstance(value, str):
-                raise _broken(path, _line_of(text, key), f"'{key}' must be a string")
-            if key == "api_key_env" and not re.match(_ENV_NAME, value):
-                raise _broken(
-                    path,
-                    _line_of(text, key),
-                    "'api_key_env' must be the NAME of an environment variable "
-                    "(e.g. DEEPSEEK_API_KEY), never a key",
-                )
-            values[key] = value
-        elif key == "log":
-            if not isinstance(value, bool):
-                raise _broken(path, _line_of(text, key), "'log' must be true or false")
-            values[key] = value
-        else:
+        if key in _TABLES:
             values[key] = _table(path, text, key, value)
+            continue
+        why = value_problem(key, value, backend=backend)
+        if why is not None:
+            raise _broken(path, _line_of(text, key), why)
+        values[key] = value
+    if "backend" in values:
+        values["backend"] = values["backend"].strip().lower()
     from pathlib import Path  # a file was read: only then is pathlib worth its import
 
     return Config(**values, source=Path(path))
@@ -423,12 +570,16 @@ def _table(path: str | Path, text: str, key: str, value: Any) -> Mapping[str, An
     if not isinstance(value, dict):
         raise _broken(path, _line_of(text, key), f"'{key}' must be a table ([{key}])")
     for name, item in value.items():
-        if key == "aliases" and not isinstance(item, str):
-            raise _broken(path, _line_of(text, name), f"alias '{name}' must name a model")
-        if key == "options" and not _scalar_or_list(item):
-            raise _broken(
-                path, _line_of(text, name), f"option '{name}' must be a number, string or bool"
-            )
+        why = value_problem(f"{key}.{name}", item)
+        if why is not None:
+            raise _broken(path, _line_of(text, name, after=key), why)
+    if key == "aliases" and (loop := _alias_loop(value)) is not None:
+        raise _broken(path, _line_of(text, loop[0], after=key), _loop_words(loop))
+    if key == "options":  # as they are sent (`temperature = "0.2"` is 0.2, as -o reads it)
+        from .model_options import check_model_options
+
+        checked = check_model_options({k: _option_value(v) for k, v in value.items()}, key)
+        value = {k: list(v) if isinstance(v, tuple) else v for k, v in checked.items()}
     return MappingProxyType(dict(value))
 
 
@@ -438,12 +589,17 @@ def _scalar_or_list(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool))
 
 
-def _line_of(text: str, key: str) -> int | None:
-    """The line where `key` is set or opened as a table, for the message; None if not found."""
+def _line_of(text: str, key: str, after: str | None = None) -> int | None:
+    """The line where `key` is set or opened as a table (in the table `after` opens, when
+    given), for the message; None if not found."""
+    start = 0
+    if after is not None:
+        opened = re.search(rf"^[ \t]*\[[ \t]*[\"']?{re.escape(after)}[\"']?[ \t]*\]", text, re.M)
+        start = opened.end() if opened else 0
     pattern = re.compile(
         rf"^[ \t]*(?:\[[ \t]*)?[\"']?{re.escape(key)}[\"']?\s*(?:=|\])", re.MULTILINE
     )
-    found = pattern.search(text)
+    found = pattern.search(text, start) or pattern.search(text)
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 
@@ -517,7 +673,11 @@ def _filled(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -> None:
-    """Put `value` (as typed on a command line) at `head[.sub]` of `data`; '' removes it."""
+    """Put `value` (as typed on a command line) at `head[.sub]` of `data`; '' removes it.
+
+    :raises OptionError: a value every turn would refuse (`value_problem`, the check the file
+        gets when it is read), as a usage mistake.
+    """
     if head in _TABLES:
         table = data.setdefault(head, {})
         if value == "":
@@ -525,26 +685,38 @@ def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -
             if not table:
                 data.pop(head)
             return
-        table[sub] = value if head == "aliases" else _option_value(value)
+        typed = value if head == "aliases" else _option_value(value)
+        _refuse(value_problem(f"{head}.{sub}", typed))
+        table[sub] = typed
+        if head == "aliases" and (loop := _alias_loop(table)) is not None:
+            raise OptionError(_loop_words(loop))
         return
     if value == "":
         data.pop(head, None)
-    elif head == "api_key_env" and not re.match(_ENV_NAME, value):
-        raise OptionError(
-            "'api_key_env' takes the NAME of an environment variable (e.g. DEEPSEEK_API_KEY), "
-            "never a key: put the key in that variable"
-        )
-    elif head == "log":
+        return
+    typed: Any = value
+    if head == "log":
         lowered = value.strip().lower()
         if lowered not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
             raise OptionError(f"'log' must be true or false, not '{value}'")
-        data[head] = lowered in ("true", "yes", "on", "1")
-    else:
-        data[head] = value
+        typed = lowered in ("true", "yes", "on", "1")
+    elif head == "backend":
+        typed = value.strip().lower()
+    backend = data.get("backend") if head != "backend" else typed
+    _refuse(value_problem(head, typed, backend=backend if isinstance(backend, str) else None))
+    data[head] = typed
 
 
-def _option_value(value: str) -> Any:
-    """A `-o` style value: a number or bool when it reads as one, else the text."""
+def _refuse(why: str | None) -> None:
+    if why is not None:
+        raise OptionError(why)
+
+
+def _option_value(value: Any) -> Any:
+    """A `-o` style value: a number or bool when it reads as one, else the text (a value
+    that is not text, as TOML typed it, is kept)."""
+    if not isinstance(value, str):
+        return value
     import tomllib
 
     try:

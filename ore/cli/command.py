@@ -286,10 +286,9 @@ def cli(**kwargs: Any) -> None:
             if code:
                 raise click.exceptions.Exit(code)
         elif o.artifact_in is not None:
-            from .request import configured
             from .turns import artifact_turn
 
-            artifact_turn(configured(o, replay=True))
+            artifact_turn(o)  # configured once its artifact's backend is known
         elif o.prompt is None and (o.no_stdin or is_terminal(sys.stdin)):
             raise click.UsageError("give a prompt, pipe text on stdin, or use -i / -c for a REPL")
         else:

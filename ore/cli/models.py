@@ -28,13 +28,16 @@ def models() -> None:
 def default(name: str | None) -> None:
     """Print the default model (and where it comes from), or make NAME the default.
 
-    NAME may be an alias. Without a default, a turn takes the server's best model."""
+    NAME may be an alias; '' removes the default. Without a default, a turn takes the server's best model."""
     from ..config import load_config, set_config_value, settle
 
     with reported():
         if name is not None:
             path = set_config_value("model", name)
-            out(visible(f"default model: {name} (in {path})"))
+            if name:
+                out(visible(f"default model: {name} (in {path})"))
+            else:
+                note(f"default model removed from {path}: a turn takes the server's best")
             return
         found = settle(load_config()).model
     if found.value is None:

@@ -279,7 +279,7 @@ def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
         return
     if isinstance(exc, click.BadParameter):
         param = exc.param or _param_hinted(exc.ctx, exc.param_hint)
-        if param is not None:
+        if isinstance(param, click.Option):  # an argument keeps click's name for it: its metavar
             flags = " / ".join(param.opts)
             source = exc.ctx.get_parameter_source(param.name or "")
             envvar = getattr(param, "envvar", None)
@@ -395,7 +395,6 @@ def parse_size(value: str, flag: str = "--max-size") -> int:
 MODEL_OPTIONS = _model_options.MODEL_OPTIONS
 #: `--think LEVEL`; a bare `--think` is "on".
 THINK_LEVELS = ("low", "medium", "high")
-_DURATION = r"-?(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+"
 
 
 def parse_model_options(values: Iterable[str]) -> dict[str, Any]:
@@ -443,15 +442,12 @@ def parse_keep_alive(value: str | None) -> str | int | None:
     """
     if value is None:
         return None
-    text = value.strip()
-    if re.fullmatch(r"-?[0-9]+", text):
-        return int(text)
-    if re.fullmatch(_DURATION, text):
-        return text
-    raise OptionError(
-        f"--keep-alive {_shown(value)} is not a duration: use seconds (0 unloads after the "
-        "answer, -1 keeps the model loaded) or a duration such as 5m or 1h30m"
-    )
+    from ..config import KEEP_ALIVE_HINT, keep_alive_value  # the config file's check too
+
+    found = keep_alive_value(value)
+    if found is None:
+        raise OptionError(f"--keep-alive {_shown(value)} {KEEP_ALIVE_HINT}")
+    return found
 
 
 def parse_think(think: str | None, no_think: bool) -> bool | str | None:

@@ -31,15 +31,18 @@ __all__ = [
 
 #: `ore.backends.select.BACKENDS`, spelled out so that no backend is imported to check a name.
 _BACKENDS = ("ollama", "openai", "deepseek")
+#: Where a backend the user chose comes from (an artifact's is not the user's: `route`).
+_CHOSEN = ("flag", "environment", "file")
 
 
-def configured(o: Options, *, replay: bool = False) -> Options:
+def configured(o: Options, *, replay: bool = False, recorded: str | None = None) -> Options:
     """The flags with the config file's defaults filled in by the one precedence rule
     (`ore.config.settle`: flag > environment > file > built-in), aliases resolved.
 
     A replay or chain (`replay`) takes only the server from the file (and the alias of a
     `--model`): the artifact's recorded model, system prompt and controls are not overridden
-    by defaults, as they are not by ORE_MODEL.
+    by defaults, as they are not by ORE_MODEL. `recorded` is its artifact's backend: the file's
+    address and key are for the file's backend, never for the one an artifact chose.
 
     :raises ConfigError: the file is broken (one line naming it and the line).
     """
@@ -52,6 +55,10 @@ def configured(o: Options, *, replay: bool = False) -> Options:
         where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
         raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
     config = load_config(ignore=o.no_config, on_unusable_home=warn)
+    if replay:  # the file's turn defaults are not the artifact's: only its server counts
+        from dataclasses import replace
+
+        config = replace(config, model=None, system=None, keep_alive=None, options={})
     found = settle(
         config,
         model=o.model,
@@ -59,6 +66,8 @@ def configured(o: Options, *, replay: bool = False) -> Options:
         base_url=o.base_url,
         keep_alive=o.keep_alive,
         system=o.system,
+        options=parse_model_options(o.option),
+        recorded=recorded,
     )
     chosen = found.backend
     if chosen.value is not None and chosen.value not in _BACKENDS:
@@ -76,7 +85,7 @@ def configured(o: Options, *, replay: bool = False) -> Options:
             f"{where} is not a backend (as --backend); choose one of {', '.join(_BACKENDS)}"
         )
     server_only = {
-        "backend": found.backend.value if found.backend.origin != "default" else None,
+        "backend": found.backend.value if found.backend.origin in _CHOSEN else None,
         "base_url": found.base_url.value if found.base_url.origin in ("flag", "file") else None,
         "key_env": found.api_key_env.value,
         "settings": found,
@@ -89,7 +98,7 @@ def configured(o: Options, *, replay: bool = False) -> Options:
             f"{key}={item}"
             for key, value in found.options.value.items()
             if key not in flagged
-            for item in (value if isinstance(value, list) else [value])
+            for item in (value if isinstance(value, list | tuple) else [value])
         ]
         if found.options.value
         else []

@@ -14,6 +14,7 @@ from ..errors import OreError
 from .console import json_text, note, out, print_json, warn
 from .options import Options
 from .request import (
+    configured,
     context_of,
     controls_of,
     files_of,
@@ -155,12 +156,13 @@ def artifact_turn(o: Options) -> None:
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
     parent = read_parent(o.artifact_in or "-")
+    recorded = parent.backend
+    o = configured(o, replay=True, recorded=recorded.name if recorded else None)
     if prompt is None and parent.messages is not None and o.system is not None:
         raise click.UsageError(
             f"--system cannot be used to replay an {parent.version} artifact: "
             "it replays the recorded messages exactly."
         )
-    recorded = parent.backend
     server = server_of(o, (recorded.name, recorded.base_url) if recorded else None)
     # A replay sends the recorded controls again, each overridden by its flag.
     controls = controls_of(o, server, recorded_controls(parent, prompt))

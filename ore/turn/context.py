@@ -117,12 +117,15 @@ def read_context_file(path: str) -> ContextFile:
 
     :raises OreError: one line naming the file.
     """
-    return context_file(path, read_named(path, MAX_FILE_BYTES, f"send '{path}' with -f"))
+    return context_file(
+        path, read_named(path, MAX_FILE_BYTES, f"send '{path}' with -f", stdin_flag="-f -")
+    )
 
 
-def read_named(path: str, limit: int, doing: str) -> bytes:
+def read_named(path: str, limit: int, doing: str, *, stdin_flag: str | None = None) -> bytes:
     """The regular file a user named (`-f`, `--attach`), at most `limit + 1` bytes: a FIFO,
-    device or folder is refused, never waited on (`ore._fs`); a link is followed.
+    device or folder is refused, never waited on (`ore._fs`); a link is followed. A pipe
+    (`-f <(cmd)`, a FIFO) is pointed to `stdin_flag` (`-f -`), which reads one.
 
     :raises OreError: one line, `cannot DOING: why` ("there is no such file" ...).
     """
@@ -134,9 +137,23 @@ def read_named(path: str, limit: int, doing: str) -> bytes:
     except FileNotFoundError:
         raise OreError(f"cannot {doing}: there is no such file") from None
     except NotRegularFile as exc:
-        raise OreError(f"cannot {doing}: it {os_error_words(exc)}") from None
+        hint = ""
+        if stdin_flag is not None and _is_pipe(path):
+            hint = f"; pipe it in instead: cmd | ore {stdin_flag} ..."
+        raise OreError(f"cannot {doing}: it {os_error_words(exc)}{hint}") from None
     except (OSError, ValueError) as exc:
         raise OreError(f"cannot {doing}: {os_error_words(exc)}") from None
+
+
+def _is_pipe(path: str) -> bool:
+    """Whether `path` is a pipe (a FIFO, or `/dev/fd/N` of a shell's `<(cmd)`)."""
+    import os
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def read_context_files(
