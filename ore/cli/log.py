@@ -18,6 +18,7 @@ import click
 from .console import is_terminal, json_text, note, out, print_json, reported, visible, warn
 
 if TYPE_CHECKING:
+    from ..artifacts import ExecutionArtifact
     from ..log import LoggedTurn
     from ..turn import TurnResult
     from .options import Options
@@ -392,7 +393,11 @@ def keep_turn(result: TurnResult) -> None:
         return
     from ..log import LogError, record
 
-    name = result.conversation.name if result.conversation is not None else None
+    # The log names a session only when the turn is saved there (a session that could not be
+    # written holds the turn in memory only, `saved` short of it).
+    kept = result.conversation
+    saved = kept is not None and kept.saved == len(kept.session.messages)
+    name = kept.name if kept is not None and saved else None
     try:
         record(result.artifact, session=name, seconds=result.seconds)
     except LogError as exc:
@@ -427,17 +432,51 @@ def continued(o: Options) -> Options:
         )
         return o._replace(resume_session=name)
     turn, document = found
-    gone = turn.session is not None and not _saved(turn.session)
-    if turn.session is not None and not gone:
-        told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
-        return o._replace(resume_session=turn.session)
     from ..artifacts import parse_artifact
 
     parent = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
+    # A session is followed only while it holds the logged turn (its answer, by content and
+    # time): a name renamed away, removed, or taken by another conversation is not followed.
+    held = _holds(turn.session, parent) if turn.session is not None else None
+    if held:
+        told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
+        return o._replace(resume_session=turn.session)
+    # The session made from this turn by an earlier --continue whose own log write failed.
     name = f"log-{turn.id}"
-    why = f"session '{turn.session}' is gone, so " if gone else ""
+    if _holds(name, parent):
+        told(f"--continue: going on in session '{name}', made from logged turn {turn.id}")
+        return o._replace(resume_session=name)
+    why = ""
+    if held is not None:
+        why = (
+            f"session '{turn.session}' no longer holds it (renamed or replaced), so "
+            if _saved(turn.session or "")
+            else f"session '{turn.session}' is gone, so "
+        )
     told(f"--continue: {why}going on from logged turn {turn.id} in a new session '{name}'")
     return o._replace(save_session=name, seed=seed_session(parent))
+
+
+def _holds(name: str, parent: ExecutionArtifact) -> bool:
+    """Whether saved session `name` holds the logged turn `parent` (an answer of the same text
+    and time); a session that cannot be read is taken to (resuming it then says why)."""
+    from ..errors import OreError
+    from ..sessions import session_store
+
+    store = session_store()
+    if not store.exists(name):
+        return False
+    try:
+        messages = store.load(name).messages
+    except OreError:
+        return True
+    answer = parent.output
+    return any(
+        m.role == "assistant"
+        and m.content == answer.content
+        and (m.timestamp is None or m.timestamp == answer.timestamp)  # older sessions: no time
+        for m in reversed(messages)
+    )
 
 
 def _saved(name: str) -> bool:

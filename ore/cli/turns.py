@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import OreError
-from .console import json_text, note, out, print_json, warn
+from .console import OutputLost, json_text, note, out, print_json, warn
 from .options import Options
 from .request import (
     configured,
@@ -75,19 +75,27 @@ def run_and_show(
         result, not_kept = exc.result, exc
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
-    if logged:
-        keep_turn(result)
     after_call(result, display, sink)
     asked, saved = request.conversation, result.conversation
     if asked is not None and saved is not None and saved.name != asked.name:
         note(f"session '{asked.name}' holds another session: this turn is saved as '{saved.name}'")
-    deliver(result, display, sink, not_kept)
-    if o.as_json:
-        print_json(result.to_dict())
-    if result.artifact is not None and o.artifact_out == "-":
-        from ..artifacts import dumps_artifact
+    # The answer first, flushed (`out` flushes), then the log's write: a log held locked by
+    # another process delays only the exit, and a signal in that wait never costs the answer.
+    # The write stays synchronous: the next `--continue` finds the turn.
+    try:
+        deliver(result, display, sink, not_kept)
+        if o.as_json:
+            print_json(result.to_dict())
+        if result.artifact is not None and o.artifact_out == "-":
+            from ..artifacts import dumps_artifact
 
-        out(json_text(dumps_artifact(result.artifact, o.artifact_version)), nl=False)
+            out(json_text(dumps_artifact(result.artifact, o.artifact_version)), nl=False)
+    except OutputLost:
+        if logged:  # stdout is gone; the turn is still kept, as a session keeps it
+            keep_turn(result)
+        raise
+    if logged:
+        keep_turn(result)
     finish(result, display, not_kept)
     return result
 

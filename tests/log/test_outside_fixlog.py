@@ -1,0 +1,182 @@
+"""An outside tester's pass over the turn log and `--continue` (issues 23 and 26), through real
+processes: the answer before the log's write, `--continue` following the logged turn's own
+conversation (not a name), and a `--continue` whose log write failed going on where it was."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._cli import ORE, needs_ore, run_ore
+
+pytestmark = needs_ore
+
+
+def _held(home: Path) -> sqlite3.Connection:
+    """The log's write lock, held as another process would hold it."""
+    holder = sqlite3.connect(home / "log.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    return holder
+
+
+def _log(home: Path) -> list[tuple[str | None, str]]:
+    """(session, prompt excerpt) of every logged turn, oldest first."""
+    with sqlite3.connect(home / "log.db") as db:
+        return list(db.execute("SELECT session, prompt FROM turns ORDER BY id"))
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize("flags", [(), ("--json",)], ids=["text", "json"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_the_answer_is_on_stdout_before_the_log_write_and_a_signal_then_keeps_it(
+    ore_env, flags, signum
+) -> None:
+    """In a pipe the answer (or the JSON object) is printed and flushed before the turn is
+    logged: a log held locked by another process delays only the exit, and SIGTERM or SIGHUP
+    in that wait ends ORE (128+N) with the answer already on stdout."""
+    home = Path(ore_env["ORE_HOME"])
+    assert run_ore("-m", "llama3.2", "first", env=ore_env).returncode == 0
+    holder = _held(home)
+    try:
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            [ORE or "ore", "-m", "llama3.2", "--no-stdin", *flags, "the question"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=ore_env,
+        )
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 8)
+        assert ready, "no answer on stdout while the log is locked"
+        first = os.read(proc.stdout.fileno(), 65536)
+        assert time.monotonic() - started < 8
+        assert proc.poll() is None  # still waiting for the log's lock
+        proc.send_signal(signum)
+    finally:
+        holder.rollback()
+        holder.close()
+    rest, err = proc.communicate(timeout=20)
+    shown = (first + rest).decode()
+    assert proc.returncode == 128 + signum, err
+    if flags:
+        assert json.loads(shown)["content"] == "echo: the question"
+    else:
+        assert shown == "echo: the question\n", shown
+    assert b"Traceback" not in err
+
+
+def test_continue_follows_the_logged_turns_conversation_not_a_reused_name(ore_env) -> None:
+    """Sessions renamed so that the logged turn's name now holds another conversation:
+    `--continue` goes on from the logged turn itself (a new session seeded from it), never
+    appends to the unrelated session that took the name, nor sends its history."""
+    home = Path(ore_env["ORE_HOME"])
+    for name, prompt in (("other", "birthday plans"), ("work", "k8s secrets")):
+        assert (
+            run_ore("-m", "llama3.2", "--save-session", name, prompt, env=ore_env).returncode == 0
+        )
+    assert run_ore("session", "rename", "work", "archive", env=ore_env).returncode == 0
+    assert run_ore("session", "rename", "other", "work", env=ore_env).returncode == 0
+    result = run_ore("-m", "llama3.2", "-C", "how do I rotate them?", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    work = json.loads((home / "sessions" / "work.json").read_text(encoding="utf-8"))
+    assert "rotate" not in json.dumps(work)  # the renamed birthday session is untouched
+    sessions = run_ore("session", "list", "--json", env=ore_env)
+    names = {s["name"] for s in json.loads(sessions.stdout)}
+    assert any(n.startswith("log-") for n in names), names
+    # and the new turn was sent the k8s conversation, not the birthday one
+    show = run_ore("log", "show", "-1", "--artifact", env=ore_env)
+    sent = json.dumps(json.loads(show.stdout))
+    assert "k8s secrets" in sent and "birthday" not in sent
+
+
+def test_continue_after_a_removed_session_replaced_under_its_name(ore_env) -> None:
+    """`session rm work`, then a new `work` made with --no-log: --continue goes on from the
+    logged turn (as for a removed session), not in the new `work`."""
+    home = Path(ore_env["ORE_HOME"])
+    run_ore("-m", "llama3.2", "--save-session", "work", "k8s secrets", env=ore_env)
+    assert run_ore("session", "rm", "work", env=ore_env).returncode == 0
+    run_ore("-m", "llama3.2", "--no-log", "--save-session", "work", "birthday", env=ore_env)
+    result = run_ore("-m", "llama3.2", "-C", "and then?", env=ore_env)
+    assert result.returncode == 0, result.stderr
+    work = (home / "sessions" / "work.json").read_text(encoding="utf-8")
+    assert "and then?" not in work
+
+
+def test_continue_still_appends_to_a_session_that_holds_the_logged_turn(ore_env) -> None:
+    """The ordinary case is unchanged: the logged turn's session is resumed (even after a
+    --no-log turn was appended to it)."""
+    home = Path(ore_env["ORE_HOME"])
+    run_ore("-m", "llama3.2", "--save-session", "work", "k8s secrets", env=ore_env)
+    run_ore("-m", "llama3.2", "--no-log", "--resume-session", "work", "more", env=ore_env)
+    assert run_ore("-m", "llama3.2", "-C", "and then?", env=ore_env).returncode == 0
+    work = (home / "sessions" / "work.json").read_text(encoding="utf-8")
+    assert "and then?" in work and "k8s secrets" in work
+    assert not [p for p in (home / "sessions").glob("log-*")]
+
+
+def test_continue_goes_on_in_the_session_made_from_a_one_shot_when_its_log_write_failed(
+    ore_env,
+) -> None:
+    """`ore "one-shot"`; the log locked; `ore -C "cont a"` (saved in log-N, not logged);
+    `ore -C "cont b"` goes on in log-N with "cont a" in its context, no fork."""
+    home = Path(ore_env["ORE_HOME"])
+    assert run_ore("-m", "llama3.2", "one-shot", env=ore_env).returncode == 0
+    holder = _held(home)
+    try:
+        env = ore_env  # each write waits out the busy timeout (10 s), then gives up
+        first = run_ore("-m", "llama3.2", "-C", "cont a", env=env)
+        assert first.returncode == 0, first.stderr
+        assert "not logged" in first.stderr
+        second = run_ore("-m", "llama3.2", "-C", "cont b", env=env)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert second.returncode == 0, second.stderr
+    assert "holds another session" not in second.stderr
+    names = sorted(p.name for p in (home / "sessions").glob("log-*.json"))
+    assert names == ["log-1.json"], names
+    saved = (home / "sessions" / "log-1.json").read_text(encoding="utf-8")
+    assert "cont a" in saved and "cont b" in saved
+
+
+def test_the_log_names_a_session_only_when_the_turn_was_saved_there(ore_env) -> None:
+    """Sessions that cannot be written: the turn is logged without a session, not with one
+    that never existed."""
+    home = Path(ore_env["ORE_HOME"])
+    with _full_sessions(home):
+        result = run_ore("-m", "llama3.2", "--save-session", "work", "q", env=ore_env)
+    assert result.returncode == 1
+    assert result.stdout == "echo: q\n"
+    assert "the turn is not saved in session 'work'" in result.stderr
+    assert _log(home) == [(None, "q")]
+
+
+@contextlib.contextmanager
+def _full_sessions(home: Path) -> Iterator[None]:
+    """The sessions folder on a small tmpfs filled to the last byte (the log beside it
+    writable); skips when a tmpfs cannot be mounted."""
+    where = home / "sessions"
+    where.mkdir(mode=0o700)
+    mount = shutil.which("mount")
+    size = ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(where)]
+    if mount is None or subprocess.run([mount, *size], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (not root, or no mount namespace)")
+    try:
+        with contextlib.suppress(OSError), open(where / "filler", "wb") as filler:
+            while True:
+                filler.write(b"\0" * 4096)
+                filler.flush()
+        yield
+    finally:
+        subprocess.run(["umount", str(where)], capture_output=True)
