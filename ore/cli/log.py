@@ -286,11 +286,31 @@ def export() -> None:
         ore log export > turns.jsonl
         ore log export | jq -r .input.prompt
     """
-    from ..log import export as artifacts
+    from ..artifacts import parse_artifact
+    from ..errors import OreError
+    from ..log import export_rows
 
+    # A row edited into something that is not an artifact is refused by `log show --artifact`
+    # and `log:ID`; here it is the same: one line each, skipped, and exit 1 at the end.
+    skipped = []
     with reported():
-        for document in artifacts():
+        for number, document in export_rows():
+            try:
+                parse_artifact(document.encode("utf-8"), source=f"log:{number}")
+            except OreError as exc:
+                warn(f"turn {number} is not exported: {exc.message}")
+                skipped.append(number)
+                continue
             out(json_text(document))
+    if skipped:
+        from ..log import LogError
+
+        ids = " ".join(map(str, skipped))
+        with reported():
+            raise LogError(
+                f"{len(skipped)} logged turn(s) not exported, not an artifact: {ids}; "
+                f"the rest are on stdout; 'ore log rm {ids}' removes them"
+            )
 
 
 @log.command(name="on")

@@ -191,6 +191,8 @@ def check_conflicts(o: Options) -> None:
         (stdin_image and o.no_stdin, "--attach - and --no-stdin"),
         ("-" in (o.file or ()) and o.no_stdin, "-f - and --no-stdin"),
         ("-" in (o.file or ()) and o.stdin_prompt, "-f - and the prompt '-' (both read stdin)"),
+        ((o.file or ()).count("-") > 1, "-f - and another -f - (stdin is read once)"),
+        ("-" in (o.file or ()) and stdin_image, "-f - and --attach - (both read stdin)"),
     ]
     for conflict, what in pairs:
         if conflict:

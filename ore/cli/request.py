@@ -163,12 +163,10 @@ def files_of(o: Options) -> tuple[ContextFile, ...]:
     once (then it is not the prompt)."""
     if not o.file:
         return ()
-    from ..errors import OreError
     from ..turn.context import read_context_files
     from .console import note
 
-    if o.file.count("-") > 1 or ("-" in o.file and "-" in (o.attach or ())):
-        raise OreError("stdin can be read once: give '-' to one -f or -a only")
+    # '-' given twice, or with --attach -, is a usage mistake (`check_conflicts`).
     return read_context_files(o.file, _stdin_file, note)
 
 

@@ -163,6 +163,10 @@ def artifact_turn(o: Options) -> None:
     prompt = prompt_and_piped(o)[0] if o.stdin_prompt else o.prompt
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
+    if (o.artifact_in or "").startswith("log:"):  # not a turn id: a usage mistake, as `log show`
+        from .log import parse_ref
+
+        parse_ref(o.artifact_in or "", "--artifact-in")
     parent = read_parent(o.artifact_in or "-")
     recorded = parent.backend
     o = configured(o, replay=True, recorded=recorded.name if recorded else None)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .queries import (
         Usage,
         export,
+        export_rows,
         find,
         latest,
         list_turns,
@@ -52,6 +53,7 @@ __all__ = [
     "connect",
     "excerpt",
     "export",
+    "export_rows",
     "find",
     "latest",
     "list_turns",
@@ -77,6 +79,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "log_path": ".db",
             "Usage": ".queries",
             "export": ".queries",
+            "export_rows": ".queries",
             "find": ".queries",
             "latest": ".queries",
             "list_turns": ".queries",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Usage",
     "export",
+    "export_rows",
     "find",
     "latest",
     "list_turns",
@@ -258,6 +259,13 @@ def prune(before: float, *, path: Path | None = None) -> int:
 
 def export(*, path: Path | None = None, batch: int = 500) -> Iterator[str]:
     """Every logged artifact's JSON, oldest first, one string each (JSON Lines)."""
+    for _number, document in export_rows(path=path, batch=batch):
+        yield document
+
+
+def export_rows(*, path: Path | None = None, batch: int = 500) -> Iterator[tuple[int, str]]:
+    """Every logged turn's id and artifact JSON, oldest first (the JSON as stored: the file
+    may have been edited, so a reader checks it)."""
     last = 0
     while True:
         rows = _rows(
@@ -267,8 +275,8 @@ def export(*, path: Path | None = None, batch: int = 500) -> Iterator[str]:
         )
         if not rows:
             return
-        for _number, document in rows:
-            yield str(document)
+        for number, document in rows:
+            yield int(number), str(document)
         last = int(rows[-1][0])
 
 

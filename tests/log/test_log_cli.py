@@ -190,10 +190,14 @@ def test_every_logged_turn_replays_to_the_wire_request_dry_run_shows(fake_ollama
 
 def test_artifact_in_log_refuses_what_is_not_a_logged_turn(fake_ollama, ore_env) -> None:
     ok(ore("one", env=ore_env))
-    for source in ("log:7", "log:-5", "log:x"):
+    for source in ("log:7", "log:-5"):
         result = ore("--artifact-in", source, env=ore_env)
         assert result.returncode == 1
         assert "log" in one_line_error(result)
+    for source in ("log:x", "log:0"):  # not a turn id: a usage mistake, as `ore log show x`
+        result = ore("--artifact-in", source, env=ore_env)
+        assert result.returncode == 2, result.stderr
+        assert f"'{source}' is not a turn" in result.stderr
     assert len(fake_ollama.chat_requests()) == 1
 
 

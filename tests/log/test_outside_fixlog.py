@@ -180,3 +180,40 @@ def _full_sessions(home: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["umount", str(where)], capture_output=True)
+
+
+def test_export_reports_and_skips_a_row_that_is_not_an_artifact(ore_env) -> None:
+    """One rule for a corrupt row: `log show --artifact` and `log:ID` refuse it; `log export`
+    skips it with a line on stderr, writes the others, and exits 1 at the end."""
+    home = Path(ore_env["ORE_HOME"])
+    for prompt in ("one", "two", "three"):
+        assert run_ore("-m", "llama3.2", prompt, env=ore_env).returncode == 0
+    with sqlite3.connect(home / "log.db") as db:
+        db.execute("UPDATE artifacts SET document = 'not json' WHERE id = 2")
+    result = run_ore("log", "export", env=ore_env)
+    assert result.returncode == 1, result.stderr
+    prompts = [json.loads(line)["input"]["prompt"] for line in result.stdout.splitlines()]
+    assert prompts == ["one", "three"]
+    assert "turn 2 is not exported" in result.stderr
+    assert result.stderr.count("Error: ") == 1 and "Traceback" not in result.stderr
+    assert run_ore("log", "show", "2", "--artifact", env=ore_env).returncode == 1
+    assert run_ore("--artifact-in", "log:2", env=ore_env).returncode == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--artifact-in", "log:0"),
+        ("log", "show", "0"),
+        ("-f", "-", "-f", "-", "q"),
+        ("-f", "-", "-"),
+        ("-f", "-", "--attach", "-", "q"),
+    ],
+    ids=["artifact-in log:0", "log show 0", "-f - -f -", "-f - -", "-f - -a -"],
+)
+def test_the_same_mistake_is_the_same_usage_error(ore_env, args) -> None:
+    """A turn id of 0 and stdin given twice are usage mistakes however they are spelled:
+    exit 2 with the usage shape, before any call."""
+    result = run_ore(*args, env=ore_env, input="text")
+    assert result.returncode == 2, result.stderr
+    assert "Usage:" in result.stderr and "Traceback" not in result.stderr
