@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from ..config import address_problem
 from ..errors import ServerUnreachable
 from .secrets import without_credentials
 
@@ -23,11 +24,11 @@ def ollama_address(host: str | None = None) -> str:
     raw = (host if host is not None else os.environ.get("OLLAMA_HOST", "")).strip().strip("\"'")
     if not raw:
         return _DEFAULT_OLLAMA
+    if address_problem(raw, "ollama") is not None:  # the config file's check too
+        raise _bad_address(host)
     scheme, sep, rest = raw.partition("://")
     if not sep:
         scheme, rest = "http", raw
-    elif scheme.lower() not in ("http", "https"):  # the client speaks HTTP only
-        raise _bad_address(host)
     hostport, _, path = rest.partition("/")
     if hostport.startswith("["):
         bracket = hostport.find("]")
@@ -36,8 +37,6 @@ def ollama_address(host: str | None = None) -> str:
         name, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "")
     if not port:
         port = "11434" if not sep else ("443" if scheme == "https" else "80")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise _bad_address(host)
     name = name or "127.0.0.1"
     suffix = f"/{path.rstrip('/')}" if path.strip("/") else ""
     return f"{scheme}://{name}:{port}{suffix}"

@@ -349,17 +349,14 @@ class OpenAIBackend:
 
 
 def _checked_url(raw: str, address: str) -> Any:
-    try:
-        parts = urlsplit(raw)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+    from ..config import address_problem  # the config file's check too
+
+    if address_problem(raw, "openai") is not None:
         raise ServerUnreachable(
             f"the base URL {address} is not one ORE can use; {_URL_HINT} like {DEFAULT_BASE_URL}",
             address=address,
         )
-    return parts
+    return urlsplit(raw)
 
 
 def _classify(

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .console import out, reported, visible
+from .console import note, out, reported, visible
 from .help import CONTEXT_SETTINGS
 
 __all__ = ["config"]
@@ -75,6 +75,8 @@ def _log_row() -> dict[str, Any]:
 def _rows(settings: dict[str, dict[str, Any]], aliases: Any, source: str) -> list[dict[str, Any]]:
     rows = [{"key": key, **value} for key, value in settings.items()]
     for row in rows:
+        row.pop("keys", None)  # each option's origin: all the file's here (no -o)
+    for row in rows:
         if row["key"] == "base_url" and isinstance(row["value"], str):
             row["value"] = _public(row["value"])
     rows += [
@@ -114,32 +116,16 @@ def _shown(value: Any) -> str:
 def set_value(key: str, value: str) -> None:
     """Set KEY to VALUE (KEY: model, backend, base_url, keep_alive, system, api_key_env, log,
     options.NAME, aliases.NAME); an empty VALUE ('') removes the key. Other keys are kept."""
-    from ..config import set_config_value
+    from ..config import load_config, set_config_value, settle
 
+    # A value every turn would refuse is refused (exit 2) by the check the file gets when it
+    # is read (`ore.config.value_problem`), so `set` never writes a file that stops a turn.
     with reported():
-        _check(key, value)
         path = set_config_value(key, value)
+        left = settle(load_config()).keep_alive
     out(visible(f"{key} set in {path}" if value else f"{key} removed from {path}"))
-
-
-def _check(key: str, value: str) -> None:
-    """A value every turn would refuse is refused now, as a usage mistake (exit 2), so `set`
-    never writes a file that stops the next turn."""
-    from ..errors import OptionError
-    from .options import parse_model_options
-    from .request import _BACKENDS
-
-    head, _, name = key.partition(".")
-    if not value:
-        return
-    if head == "backend" and value not in _BACKENDS:
-        raise OptionError(f"backend '{value}' is not one of {', '.join(_BACKENDS)}")
-    if head == "options" and name:
-        try:
-            parse_model_options([f"{name}={value}"])
-        except OptionError as exc:
-            reason = exc.message.removeprefix(f"-o {name}={value}: ").removeprefix("-o ")
-            raise OptionError(f"{key}: {reason}") from None
+    if key in ("keep_alive", "backend") and left.origin == "default" and left.source != "built-in":
+        note(f"keep_alive is sent only to Ollama: {left.source.partition('(')[2].rstrip(')')}")
 
 
 @config.command(name="path")

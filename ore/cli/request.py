@@ -21,6 +21,7 @@ __all__ = [
     "configured",
     "context_of",
     "controls_of",
+    "files_apply",
     "files_of",
     "input_limit",
     "server_of",
@@ -49,11 +50,7 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
     from ..config import load_config, settle
     from .console import warn
 
-    if o.file and (o.artifact_in is not None or o.repl):
-        from ..errors import OptionError
-
-        where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
-        raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
+    files_apply(o)
     config = load_config(ignore=o.no_config, on_unusable_home=warn)
     if replay:  # the file's turn defaults are not the artifact's: only its server counts
         from dataclasses import replace
@@ -111,6 +108,16 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
         option=(*defaults, *o.option),
         **server_only,
     )
+
+
+def files_apply(o: Options) -> None:
+    """`-f` goes with one new turn: with `--artifact-in` or a REPL it is a usage mistake,
+    said before any artifact or file is read."""
+    if o.file and (o.artifact_in is not None or o.repl):
+        from ..errors import OptionError
+
+        where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
+        raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
 
 
 def _check_file_options(defaults: list[str], source: str) -> None:

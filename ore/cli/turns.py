@@ -17,6 +17,7 @@ from .request import (
     configured,
     context_of,
     controls_of,
+    files_apply,
     files_of,
     prompt_and_piped,
     server_of,
@@ -160,6 +161,7 @@ def artifact_turn(o: Options) -> None:
     from ..turn import preview, recorded_controls, replay_request
     from ..turn.replay import read_parent
 
+    files_apply(o)
     prompt = prompt_and_piped(o)[0] if o.stdin_prompt else o.prompt
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
