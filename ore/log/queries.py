@@ -204,7 +204,12 @@ def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum:
     """Delete the turns `where_sql` picks, their text index entries too, so that nothing of them
     stays readable in the file: secure_delete zeroes freed pages, the text index is merged
     (dropping the deleted entries), and the WAL is checkpointed and truncated; `vacuum` also
-    rewrites the whole file."""
+    rewrites the whole file.
+
+    All or nothing, as far as SQLite allows: the WAL (which holds the newest turns' text) is
+    checkpointed and truncated first, so a full disk or a busy log stops the deletion before
+    it starts ("nothing is deleted"); once the deletion is committed, a checkpoint that fails
+    leaves the text only in the database's pages, and the line says that too."""
     import sqlite3
 
     where = log_path() if path is None else path
@@ -212,23 +217,42 @@ def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum:
     if db is None:
         return 0
     try:
-        with transaction(db):
+        try:
             ids = [r[0] for r in db.execute(f"SELECT id FROM turns WHERE {where_sql}", params)]
-            gone = [(i,) for i in ids]
-            db.executemany("DELETE FROM turns_text WHERE rowid = ?", gone)
-            db.executemany("DELETE FROM artifacts WHERE id = ?", gone)
-            db.executemany("DELETE FROM turns WHERE id = ?", gone)
-            if ids:
+            if not ids:
+                return 0
+            _truncate_wal(db, where)
+            with transaction(db):
+                gone = [(i,) for i in ids]
+                db.executemany("DELETE FROM turns_text WHERE rowid = ?", gone)
+                db.executemany("DELETE FROM artifacts WHERE id = ?", gone)
+                db.executemany("DELETE FROM turns WHERE id = ?", gone)
                 db.execute("INSERT INTO turns_text(turns_text) VALUES ('optimize')")
-        if ids and vacuum:
-            db.execute("VACUUM")
-        if ids:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (sqlite3.Error, LogError) as exc:
+            told = exc if isinstance(exc, LogError) else failure(where, exc)
+            raise LogError(f"nothing is deleted: {told.message}") from None
+        try:
+            if vacuum:
+                db.execute("VACUUM")
+            _truncate_wal(db, where)
+        except (sqlite3.Error, LogError) as exc:
+            told = exc if isinstance(exc, LogError) else failure(where, exc)
+            raise LogError(
+                f"{len(ids)} turn(s) are deleted from the log, but their text may remain in "
+                f"{where.name}'s free pages until it is checkpointed: {told.message}; then any "
+                "'ore log' command finishes it"
+            ) from None
         return len(ids)
-    except sqlite3.Error as exc:
-        raise failure(where, exc) from None
     finally:
         db.close()
+
+
+def _truncate_wal(db: Any, where: Path) -> None:
+    """Checkpoint the whole write-ahead log into the database and truncate it; `LogError` when
+    a reader kept part of it (SQLite says so in the result, not by raising)."""
+    busy, _frames, _copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise LogError(f"the turn log {where} is being read by another process; try again")
 
 
 def remove(refs: Sequence[int], *, path: Path | None = None) -> list[int]:

@@ -217,3 +217,41 @@ def test_the_same_mistake_is_the_same_usage_error(ore_env, args) -> None:
     result = run_ore(*args, env=ore_env, input="text")
     assert result.returncode == 2, result.stderr
     assert "Usage:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_log_rm_on_a_full_disk_deletes_all_of_a_turn_or_nothing(ore_env, tmp_path) -> None:
+    """`ore log rm` on a full filesystem: either the turn is gone from the listings and its
+    text from every file of the log (exit 0), or nothing is deleted and the line says so
+    (exit 1); once there is room, the same command deletes it for good."""
+    home = tmp_path / "small"
+    home.mkdir()
+    mount = shutil.which("mount")
+    size = ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(home)]
+    if mount is None or subprocess.run([mount, *size], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (not root, or no mount namespace)")
+    env = {**ore_env, "ORE_HOME": str(home)}
+    try:
+        for prompt in ("first", "zebrasecret99 is the key", "third"):
+            assert run_ore("-m", "llama3.2", prompt, env=env).returncode == 0
+        with contextlib.suppress(OSError), open(home / "filler", "wb") as filler:
+            while True:
+                filler.write(b"\0" * 4096)
+                filler.flush()
+        result = run_ore("log", "rm", "2", env=env)
+        listed = run_ore("log", "list", "--json", env=env)
+        ids = [turn["id"] for turn in json.loads(listed.stdout)]
+        files = b"".join(p.read_bytes() for p in home.glob("log.db*"))
+        if result.returncode == 0:
+            assert 2 not in ids and b"zebrasecret99" not in files
+        else:
+            assert result.returncode == 1 and "Traceback" not in result.stderr
+            assert "nothing is deleted" in result.stderr, result.stderr
+            assert 2 in ids, ids
+        (home / "filler").unlink()
+        if result.returncode:
+            again = run_ore("log", "rm", "2", env=env)
+            assert again.returncode == 0, again.stderr
+        files = b"".join(p.read_bytes() for p in home.glob("log.db*"))
+        assert b"zebrasecret99" not in files
+    finally:
+        subprocess.run(["umount", str(home)], capture_output=True)
