@@ -122,10 +122,14 @@ def set_value(key: str, value: str) -> None:
     # is read (`ore.config.value_problem`), so `set` never writes a file that stops a turn.
     with reported():
         path = set_config_value(key, value)
-        left = settle(load_config()).keep_alive
+        found = settle(load_config())
     out(visible(f"{key} set in {path}" if value else f"{key} removed from {path}"))
+    left = found.keep_alive
     if key in ("keep_alive", "backend") and left.origin == "default" and left.source != "built-in":
-        note(f"keep_alive is sent only to Ollama: {left.source.partition('(')[2].rstrip(')')}")
+        note(
+            f"keep_alive is Ollama's: turns to {found.backend.value} leave it aside "
+            "(it applies with --backend ollama)"
+        )
 
 
 @config.command(name="path")

@@ -194,3 +194,18 @@ def test_a_pipe_given_to_f_points_to_f_dash(ore_env, tmp_path) -> None:
     result = run_ore("-f", str(fifo), "q", env=ore_env)
     assert result.returncode == 1
     assert "ore -f - " in one_line_error(result)
+
+
+def test_setting_keep_alive_for_an_openai_file_says_it_is_left_aside(ore_env) -> None:
+    _write(ore_env, 'backend = "openai"\n')
+    done = run_ore("config", "set", "keep_alive", "10m", env=ore_env)
+    assert done.returncode == 0, done.stderr
+    assert "leave it aside" in done.stderr and "--backend ollama" in done.stderr
+
+
+def test_the_config_knows_every_backend() -> None:
+    from ore.backends.select import BACKENDS
+    from ore.cli.request import _BACKENDS
+    from ore.config import BACKEND_NAMES
+
+    assert BACKEND_NAMES == BACKENDS == _BACKENDS
