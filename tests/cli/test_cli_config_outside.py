@@ -209,3 +209,13 @@ def test_the_config_knows_every_backend() -> None:
     from ore.config import BACKEND_NAMES
 
     assert BACKEND_NAMES == BACKENDS == _BACKENDS
+
+
+def test_config_set_mends_the_value_a_turn_refuses_and_keeps_the_rest(ore_env) -> None:
+    path = _write(ore_env, 'model = "m"  # mine\nkeep_alive = "forever"\n')
+    mended = run_ore("config", "set", "keep_alive", "5m", env=ore_env)
+    assert mended.returncode == 0, mended.stderr
+    assert path.read_text(encoding="utf-8") == 'model = "m"  # mine\nkeep_alive = "5m"\n'
+    _write(ore_env, 'model = "m"\nkeep_alive = "forever"\n')
+    other = run_ore("config", "set", "model", "x", env=ore_env)
+    assert other.returncode == 1 and f"{path}, line 2" in one_line_error(other)
