@@ -2,7 +2,10 @@
 
 Why a module of its own: the file is untrusted input like any other on disk (a FIFO, a huge
 file, a typo), so it is read once, checked once, and every value reaches the rest of ORE as a
-typed `Config`. It is only ever read from ORE's home, never from the working folder: a
+typed `Config`. Each value is checked by the one function a turn's check is
+(`value_problem`; `address_problem` for an address, which the backends ask too), so a value
+every turn would refuse is named by its file and line when read, and refused by
+`ore config set`. It is only ever read from ORE's home, never from the working folder: a
 repository cannot choose the model, the address or where a key goes. It names the environment
 variable that holds a key (`api_key_env`), never a key.
 
