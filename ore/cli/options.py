@@ -192,6 +192,7 @@ def check_conflicts(o: Options) -> None:
         ("-" in (o.file or ()) and o.no_stdin, "-f - and --no-stdin"),
         ("-" in (o.file or ()) and o.stdin_prompt, "-f - and the prompt '-' (both read stdin)"),
         ((o.file or ()).count("-") > 1, "-f - and another -f - (stdin is read once)"),
+        ("-" in (o.file or ()) and o.artifact_in == "-", "-f - and --artifact-in -"),
         ("-" in (o.file or ()) and stdin_image, "-f - and --attach - (both read stdin)"),
     ]
     for conflict, what in pairs:

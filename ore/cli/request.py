@@ -111,13 +111,21 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
 
 
 def files_apply(o: Options) -> None:
-    """`-f` goes with one new turn: with `--artifact-in` or a REPL it is a usage mistake,
-    said before any artifact or file is read."""
-    if o.file and (o.artifact_in is not None or o.repl):
-        from ..errors import OptionError
+    """`-f` goes with one new turn (a chain from an artifact is one): with a replay or a REPL
+    it is a usage mistake, said before any artifact or file is read."""
+    from ..errors import OptionError
 
-        where = "--artifact-in" if o.artifact_in is not None else "a REPL (-i, -c, a session flag)"
-        raise OptionError(f"-f sends files with one new turn, not with {where}; ask in one turn")
+    if o.file and o.repl:
+        raise OptionError(
+            "-f sends files with one new turn, not with a REPL (-i, -c, a session flag); "
+            "ask in one turn"
+        )
+    if o.file and o.artifact_in is not None and o.prompt is None:
+        raise OptionError(
+            "-f goes with a new prompt: a replay (--artifact-in with no prompt) sends the "
+            "recorded turn as it was, its -f files' text included; give a prompt to chain "
+            "from it with -f"
+        )
 
 
 def _check_file_options(defaults: list[str], source: str) -> None:

@@ -183,6 +183,7 @@ def artifact_turn(o: Options) -> None:
     request = replay_request(
         parent,
         prompt,
+        files=files_of(o) if prompt is not None else (),  # a chain is a new turn: -f applies
         model=o.model,
         system=system_of(o.system),
         server=server,

@@ -32,7 +32,6 @@ __all__ = [
     "MAX_FILE_BYTES",
     "ContextFile",
     "ContextPlan",
-    "check_recorded_files",
     "context_file",
     "file_results",
     "gather",
@@ -212,13 +211,6 @@ def file_results(files: Iterable[ContextFile]) -> tuple[ToolResult, ...]:
     return tuple(ToolResult(tool_name=f.label, output=f.text, kind="file") for f in files)
 
 
-def check_recorded_files(records: object) -> None:
-    """A replay's recorded `-f` files (`input.files`) read again and compared (`read_again`):
-    the recorded messages hold their text, and a replay is refused when a file changed since,
-    as an attached image's is."""
-    read_again(records, read_context_file, noun="-f file", flag="-f", field="files")
-
-
 class _Hashed(Protocol):
     """What a file read again is compared by: its bytes' sha256."""
 
@@ -230,12 +222,13 @@ def read_again(
     records: object, read: Callable[[str], _Read], *, noun: str, flag: str, field: str
 ) -> tuple[_Read, ...]:
     """The files a replayed artifact recorded in `input.<field>` (name, sha256), each read again
-    with `read`: the one way a replay takes a file again (`-f` files, `--attach` images). One
-    that changed since, is gone, or was read from stdin is refused: the recorded turn cannot
+    with `read`: the one way a replay takes a file again (`--attach` images, whose bytes the
+    artifact does not hold; an `-f` file's text is in the recorded messages, never read again).
+    One that changed since, is gone, or was read from stdin is refused: the recorded turn cannot
     be sent as it was. An artifact is data from anywhere: a malformed record is refused too.
 
-    :param noun: names the file in the errors (`-f file`, `image`); `flag` is the flag to
-        chain with instead.
+    :param noun: names the file in the errors (`image`); `flag` is the flag to chain with
+        instead.
     :raises OreError: a file that changed, is gone, was read from stdin, or a bad record.
     """
     from ..errors import ArtifactError, OreError

@@ -100,11 +100,9 @@ def replay_request(
     from .request import persona
 
     system = fields.pop("system", persona())
+    # The recorded messages hold the -f files' text (`input.files` only names them): a replay
+    # sends that text as it was, whatever became of the files, so every recorded turn replays.
     plan = plan_turn(parent, prompt, system=system)
-    if prompt is None:  # the recorded messages hold the -f files' text: refused if they changed
-        from .context import check_recorded_files
-
-        check_recorded_files(parent.controls.get("files"))
     recorded = parent.backend
     server = fields.pop("server", Server())
     if recorded is not None and server.recorded is None:

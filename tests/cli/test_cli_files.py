@@ -73,9 +73,11 @@ def test_what_is_not_a_text_file_is_one_line_before_any_request(
     assert not (Path(ore_env["ORE_HOME"]) / "sessions" / "never.json").exists()
 
 
-def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
+def test_the_artifact_records_each_file_and_a_replay_sends_its_recorded_text(
     ore_env, fake_ollama, tmp_path
 ) -> None:
+    """The recorded messages hold each file's text: a replay sends it as it was, even after
+    the file changed (the artifact's record is the turn; `input.files` only names them)."""
     notes = tmp_path / "notes.md"
     notes.write_text("# notes\n", encoding="utf-8")
     artifact = tmp_path / "run.json"
@@ -89,18 +91,24 @@ def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
     assert again.returncode == 0, again.stderr
     fake_ollama.clear_requests()
     notes.write_text("# notes, edited\n", encoding="utf-8")
-    refused = run_ore("--artifact-in", str(artifact), env=ore_env)
-    assert refused.returncode == 1
-    assert "'" + str(notes) + "' changed since the artifact was recorded" in one_line_error(refused)
-    assert fake_ollama.chat_requests() == []
+    replayed = run_ore("--artifact-in", str(artifact), env=ore_env)
+    assert replayed.returncode == 0, replayed.stderr
+    (sent,) = fake_ollama.chat_requests()
+    assert sent["messages"][-1]["content"] == data["input"]["messages"][-1]["content"]
 
 
-@pytest.mark.parametrize("mode", [["-c"], ["--artifact-in", "a.json"]], ids=["repl", "replay"])
-def test_f_where_it_cannot_apply_is_a_usage_error_not_ignored(ore_env, tmp_path, mode) -> None:
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [(["-c"], "-f sends files with one new turn"), (["--artifact-in", "a.json"], "to chain")],
+    ids=["repl", "replay"],
+)
+def test_f_where_it_cannot_apply_is_a_usage_error_not_ignored(
+    ore_env, tmp_path, mode, words
+) -> None:
     text = tmp_path / "t.txt"
     text.write_text("x", encoding="utf-8")
     line = usage_error(run_ore("-f", str(text), *mode, env=ore_env, cwd=tmp_path))
-    assert "-f sends files with one new turn" in line
+    assert words in line, line
 
 
 def test_a_file_name_that_is_not_utf8_is_sent_logged_and_recorded(

@@ -208,8 +208,9 @@ def test_export_reports_and_skips_a_row_that_is_not_an_artifact(ore_env) -> None
         ("-f", "-", "-f", "-", "q"),
         ("-f", "-", "-"),
         ("-f", "-", "--attach", "-", "q"),
+        ("-f", "-", "--artifact-in", "-", "q"),
     ],
-    ids=["artifact-in log:0", "log show 0", "-f - -f -", "-f - -", "-f - -a -"],
+    ids=["artifact-in log:0", "log show 0", "-f - -f -", "-f - -", "-f - -a -", "-f - in -"],
 )
 def test_the_same_mistake_is_the_same_usage_error(ore_env, args) -> None:
     """A turn id of 0 and stdin given twice are usage mistakes however they are spelled:
@@ -255,3 +256,46 @@ def test_log_rm_on_a_full_disk_deletes_all_of_a_turn_or_nothing(ore_env, tmp_pat
         assert b"zebrasecret99" not in files
     finally:
         subprocess.run(["umount", str(home)], capture_output=True)
+
+
+@pytest.mark.parametrize("source", ["a file in another folder", "stdin"])
+def test_every_logged_turn_with_f_replays_as_it_was_sent(
+    ore_env, fake_ollama, tmp_path, source
+) -> None:
+    """`--artifact-in log:-1` of a turn that sent `-f ctx.md` (replayed from another folder,
+    the file since changed) or `-f -` sends the recorded messages: the -f text is in them."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (here / "ctx.md").write_text("the context\n", encoding="utf-8")
+    if source == "stdin":
+        made = run_ore("-m", "llama3.2", "-f", "-", "q", env=ore_env, input="piped context\n")
+    else:
+        made = run_ore("-m", "llama3.2", "-f", "ctx.md", "q", env=ore_env, cwd=here)
+    assert made.returncode == 0, made.stderr
+    (here / "ctx.md").write_text("edited since\n", encoding="utf-8")
+    (first,) = fake_ollama.chat_requests()
+    fake_ollama.clear_requests()
+    replayed = run_ore("--artifact-in", "log:-1", env=ore_env, cwd=there)
+    assert replayed.returncode == 0, replayed.stderr
+    (sent,) = fake_ollama.chat_requests()
+    assert sent["messages"] == first["messages"]
+
+
+def test_a_replay_with_f_is_told_to_chain_and_the_chain_with_f_works(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    """`-f` with a replay is a usage mistake whose advice (a new prompt, to chain) is a
+    command that works: a chain is one new turn, and sends the file and the artifact."""
+    (tmp_path / "ctx.md").write_text("the context\n", encoding="utf-8")
+    assert run_ore("-m", "llama3.2", "first", env=ore_env).returncode == 0
+    refused = run_ore("--artifact-in", "log:-1", "-f", "ctx.md", env=ore_env, cwd=tmp_path)
+    assert refused.returncode == 2 and "give a prompt to chain" in refused.stderr
+    fake_ollama.clear_requests()
+    chained = run_ore(
+        "--artifact-in", "log:-1", "-f", "ctx.md", "and now?", env=ore_env, cwd=tmp_path
+    )
+    assert chained.returncode == 0, chained.stderr
+    (sent,) = fake_ollama.chat_requests()
+    user = sent["messages"][-1]["content"]
+    assert "the context" in user and "echo: first" in user and user.endswith("and now?")
