@@ -688,9 +688,9 @@ def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -
             if not table:
                 data.pop(head)
             return
-        typed = value if head == "aliases" else _option_value(value)
-        _refuse(value_problem(f"{head}.{sub}", typed))
-        table[sub] = typed
+        entry = value if head == "aliases" else _option_value(value)
+        _refuse(value_problem(f"{head}.{sub}", entry))
+        table[sub] = entry
         if head == "aliases" and (loop := _alias_loop(table)) is not None:
             raise OptionError(_loop_words(loop))
         return
