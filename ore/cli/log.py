@@ -461,11 +461,14 @@ def continued(o: Options) -> Options:
     if held:
         told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
         return o._replace(resume_session=turn.session)
-    # The session made from this turn by an earlier --continue whose own log write failed.
+    # Another session holding the turn: its session renamed, or the `log-ID` an earlier
+    # --continue made from it when that turn's own log write failed.
+    holder = _holder(parent, turn.time)
+    if holder is not None:
+        said = "" if turn.session is None else f"; '{turn.session}' was renamed or replaced"
+        told(f"--continue: going on in session '{holder}', which holds logged turn {turn.id}{said}")
+        return o._replace(resume_session=holder)
     name = f"log-{turn.id}"
-    if _holds(name, parent):
-        told(f"--continue: going on in session '{name}', made from logged turn {turn.id}")
-        return o._replace(resume_session=name)
     why = ""
     if held is not None:
         why = (
@@ -477,9 +480,33 @@ def continued(o: Options) -> Options:
     return o._replace(save_session=name, seed=seed_session(parent))
 
 
-def _holds(name: str, parent: ExecutionArtifact) -> bool:
+#: A session holding a logged turn was written at most this long before the turn's time.
+_SAVED_BEFORE_LOGGED = 60.0
+
+
+def _holder(parent: ExecutionArtifact, logged: float) -> str | None:
+    """The saved session that holds logged turn `parent`, the one written last if several do
+    (a fork copies it); only sessions written since the turn are read (a stat of each)."""
+    from ..errors import OreError
+    from ..sessions import session_store
+
+    store = session_store()
+    found = []
+    try:
+        listed = store.scan()
+    except OreError:
+        return None
+    for name, _, st in listed:
+        modified = store.modified(name, st)[0]
+        if modified >= logged - _SAVED_BEFORE_LOGGED and _holds(name, parent, unreadable=False):
+            found.append((modified, name))
+    return max(found)[1] if found else None
+
+
+def _holds(name: str, parent: ExecutionArtifact, *, unreadable: bool = True) -> bool:
     """Whether saved session `name` holds the logged turn `parent` (an answer of the same text
-    and time); a session that cannot be read is taken to (resuming it then says why)."""
+    and time); a session that cannot be read is taken to when `unreadable` (resuming it then
+    says why)."""
     from ..errors import OreError
     from ..sessions import session_store
 
@@ -489,7 +516,7 @@ def _holds(name: str, parent: ExecutionArtifact) -> bool:
     try:
         messages = store.load(name).messages
     except OreError:
-        return True
+        return unreadable
     answer = parent.output
     return any(
         m.role == "assistant"

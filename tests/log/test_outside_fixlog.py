@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import ORE, needs_ore, run_ore
+from tests._cli import ORE, needs_ore, run_in_pty, run_ore, without_progress
 
 pytestmark = needs_ore
 
@@ -78,26 +78,24 @@ def test_the_answer_is_on_stdout_before_the_log_write_and_a_signal_then_keeps_it
 
 def test_continue_follows_the_logged_turns_conversation_not_a_reused_name(ore_env) -> None:
     """Sessions renamed so that the logged turn's name now holds another conversation:
-    `--continue` goes on from the logged turn itself (a new session seeded from it), never
-    appends to the unrelated session that took the name, nor sends its history."""
+    `--continue` follows the conversation to its new name (the session holding the logged
+    turn), never appends to the unrelated session that took the name, nor sends its history."""
     home = Path(ore_env["ORE_HOME"])
     for name, prompt in (("other", "birthday plans"), ("work", "k8s secrets")):
-        assert (
-            run_ore("-m", "llama3.2", "--save-session", name, prompt, env=ore_env).returncode == 0
-        )
+        saved = run_ore("-m", "llama3.2", "--save-session", name, prompt, env=ore_env)
+        assert saved.returncode == 0
     assert run_ore("session", "rename", "work", "archive", env=ore_env).returncode == 0
     assert run_ore("session", "rename", "other", "work", env=ore_env).returncode == 0
     result = run_ore("-m", "llama3.2", "-C", "how do I rotate them?", env=ore_env)
     assert result.returncode == 0, result.stderr
-    work = json.loads((home / "sessions" / "work.json").read_text(encoding="utf-8"))
-    assert "rotate" not in json.dumps(work)  # the renamed birthday session is untouched
-    sessions = run_ore("session", "list", "--json", env=ore_env)
-    names = {s["name"] for s in json.loads(sessions.stdout)}
-    assert any(n.startswith("log-") for n in names), names
-    # and the new turn was sent the k8s conversation, not the birthday one
+    work = (home / "sessions" / "work.json").read_text(encoding="utf-8")
+    assert "rotate" not in work  # the renamed birthday session is untouched
+    archive = (home / "sessions" / "archive.json").read_text(encoding="utf-8")
+    assert "k8s secrets" in archive and "rotate" in archive
     show = run_ore("log", "show", "-1", "--artifact", env=ore_env)
     sent = json.dumps(json.loads(show.stdout))
     assert "k8s secrets" in sent and "birthday" not in sent
+    assert _log(home)[-1] == ("archive", "how do I rotate them?")
 
 
 def test_continue_after_a_removed_session_replaced_under_its_name(ore_env) -> None:
@@ -299,3 +297,15 @@ def test_a_replay_with_f_is_told_to_chain_and_the_chain_with_f_works(
     (sent,) = fake_ollama.chat_requests()
     user = sent["messages"][-1]["content"]
     assert "the context" in user and "echo: first" in user and user.endswith("and now?")
+
+
+def test_continue_says_at_a_terminal_which_session_it_follows(ore_env) -> None:
+    """At a terminal, one stderr line names the session --continue goes on in, and why."""
+    run_ore("-m", "llama3.2", "--save-session", "work", "k8s secrets", env=ore_env)
+    assert run_ore("session", "rename", "work", "archive", env=ore_env).returncode == 0
+    shown = without_progress(run_in_pty(["-m", "llama3.2", "-C", "next"], ore_env))
+    assert b"--continue: going on in session 'archive', which holds logged turn 1" in shown
+    assert b"'work' was renamed or replaced" in shown
+    run_ore("session", "rm", "archive", env=ore_env)
+    shown = without_progress(run_in_pty(["-m", "llama3.2", "-C", "more"], ore_env))
+    assert b"session 'archive' is gone, so going on from logged turn 2" in shown, shown
