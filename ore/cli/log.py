@@ -18,6 +18,8 @@ import click
 from .console import is_terminal, json_text, note, out, print_json, reported, visible, warn
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..artifacts import ExecutionArtifact
     from ..log import LoggedTurn
     from ..turn import TurnResult
@@ -418,12 +420,35 @@ def keep_turn(result: TurnResult) -> None:
     kept = result.conversation
     saved = kept is not None and kept.saved == len(kept.session.messages)
     name = kept.name if kept is not None and saved else None
-    try:
-        record(result.artifact, session=name, seconds=result.seconds)
-    except LogError as exc:
-        warn(f"this turn is not logged: {exc.message}")
-    except Exception as exc:  # logging must never cost the user the answer
-        warn(f"this turn is not logged: {type(exc).__name__}: {exc}")
+    artifact, seconds = result.artifact, result.seconds
+    failed = _waited_out(lambda: record(artifact, session=name, seconds=seconds))
+    if isinstance(failed, LogError):
+        warn(f"this turn is not logged: {failed.message}")
+    elif failed is not None:  # logging must never cost the user the answer
+        warn(f"this turn is not logged: {type(failed).__name__}: {failed}")
+
+
+def _waited_out(write: Callable[[], object]) -> Exception | None:
+    """Run `write` in a thread of its own and wait for it here, where a signal is heard: the
+    log's busy wait (up to 10 s behind another writer) is in SQLite's C code, which defers
+    Python's handlers, so SIGTERM, SIGHUP or Ctrl-C in it ended ORE only when it was over.
+    Waited for in full otherwise (`--continue` finds the turn); a process ended meanwhile
+    leaves the log as a killed writer does (the transaction never committed)."""
+    import threading
+
+    failed: list[Exception] = []
+
+    def run() -> None:
+        try:
+            write()
+        except Exception as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="ore-log-write", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    return failed[0] if failed else None
 
 
 def continued(o: Options) -> Options:
