@@ -51,7 +51,8 @@ def test_the_codebase_tools_cold_index_shows_on_the_spinners_line(
         folder = root / f"pkg{n}"
         folder.mkdir(parents=True)
         for m in range(40):
-            body = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30))
+            # each file its own text: the parser keeps its last few trees by their bytes
+            body = "".join(f"def f{i}(x):\n    return x + {i * m + n}\n\n" for i in range(30))
             (folder / f"m{m}.py").write_text(f"import os\n\n{body}", encoding="utf-8")
     args = ["--tool", "codebase", "--grant", "filesystem-read", "--tool-arg", f"root={root}"]
     shown = run_in_pty([*args, "--no-stream", "q"], ore_env, timeout=120)
