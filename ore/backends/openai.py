@@ -330,7 +330,8 @@ class OpenAIBackend:
             model_id, messages, options, stream=stream, json_object=self._json_object_only
         )
         request = self._client.build_request("POST", self._urls[_CHAT], json=body)
-        return self._client.send(request, stream=stream)
+        response: httpx.Response = self._client.send(request, stream=stream)
+        return response
 
     def _available(self) -> tuple[str, ...]:
         try:

@@ -8,7 +8,7 @@ Only click and the small `options`/`console` modules load at start-up, so `ore -
 
 from __future__ import annotations
 
-import _signal  # not `signal`: building its enums costs 0.8 ms of every start
+import _signal  # type: ignore[import-not-found]  # not `signal`: building its enums costs 0.8 ms of every start
 import contextlib
 import errno
 import importlib

@@ -246,7 +246,8 @@ def usage_error(exc: click.ClickException) -> int:
     A group called with no command (`ore config`) shows its help, lines and all."""
     help_only = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click 8.2 and later
     keep = "\n" if isinstance(exc, help_only) else ""
-    exc.message = visible(exc.message, keep)
+    reworded: Any = exc  # click types `message` Final; ORE rewords it once, before it is shown
+    reworded.message = visible(exc.message, keep)
     exc.show()
     return exc.exit_code
 
@@ -275,7 +276,7 @@ def out(text: str | bytes, *, nl: bool = True) -> None:
     except (OSError, ValueError) as exc:  # ValueError: a closed file object
         raise output_lost(exc) from None
     if text or nl:
-        _stdout_line_open = not nl and not text.endswith(b"\n" if isinstance(text, bytes) else "\n")
+        _stdout_line_open = not nl and text[-1:] not in (b"\n", "\n")
 
 
 def _write_text(stream: Any, text: str) -> None:

@@ -68,7 +68,7 @@ def repl(o: Options) -> int:
             conversation=chat.conversation,
         )
         try:
-            result = run_and_show(chat.flags or o, request, chat.controls, backend)
+            result = run_and_show(chat.flags or o, request, chat.controls or controls, backend)
         except ModelNotFound as exc:
             if chat.model_chosen:  # a /model typo need not end the REPL
                 raise OreError(f"{exc.message}; or /model NAME") from None

@@ -29,7 +29,7 @@ def list_sessions(as_json: bool = False) -> None:
             rows.append((s.name, "unreadable", "-", when(s.modified), s.problem))
         else:
             turns = f"{s.turns} turn" + ("" if s.turns == 1 else "s")
-            rows.append((s.name, turns, s.model or "-", when(s.modified), s.first_prompt))
+            rows.append((s.name, turns, s.model or "-", when(s.modified), s.first_prompt or ""))
     emit_table(
         SESSION_COLUMNS,
         rows,

@@ -268,17 +268,18 @@ _QUOTED_FLAG = r"'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)'"
 def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
     """Make a usage error of click's speak as ORE's own do: flags unquoted, a value from the
     environment named by its variable, a bad `--think LEVEL` named with its levels."""
+    said: Any = exc  # click types `message` and `possibilities` Final; ORE rewords them once
     if isinstance(exc, click.NoSuchOption):
-        exc.message, exc.possibilities = exc.format_message(), None  # "Did you mean --x?"
-    exc.message = re.sub(_QUOTED_FLAG, r"\1", exc.message)
+        said.message, said.possibilities = exc.format_message(), None  # "Did you mean --x?"
+    said.message = re.sub(_QUOTED_FLAG, r"\1", exc.message)
     if not isinstance(exc, click.UsageError) or exc.ctx is None:
         return
     unknown = re.match(_NO_COMMAND, exc.message)
     if unknown is not None and isinstance(exc.ctx.command, click.Group):
-        exc.message = _no_command(exc.ctx, unknown.group(2))
+        said.message = _no_command(exc.ctx, unknown.group(2))
         no_such: Any = getattr(click.exceptions, "NoSuchCommand", ())  # click 8.4 and later
         if isinstance(exc, no_such):
-            exc.possibilities = None  # click would add its own "Did you mean"
+            said.possibilities = None  # click would add its own "Did you mean"
         return
     if isinstance(exc, click.BadParameter):
         param = exc.param or _param_hinted(exc.ctx, exc.param_hint)
@@ -294,7 +295,7 @@ def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
     if exc.message.startswith("Got unexpected extra argument"):
         level = _bad_think_level(args)
         if level is not None:
-            exc.message = (
+            said.message = (
                 f"--think {_shown(level)} is not a level: use {', '.join(THINK_LEVELS)}, or "
                 "--think alone before the prompt"
             )
