@@ -219,7 +219,13 @@ class _Hashed(Protocol):
 
 
 def read_again(
-    records: object, read: Callable[[str], _Read], *, noun: str, flag: str, field: str
+    records: object,
+    read: Callable[[str], _Read],
+    *,
+    noun: str,
+    flag: str,
+    field: str,
+    recorded: bool = False,
 ) -> tuple[_Read, ...]:
     """The files a replayed artifact recorded in `input.<field>` (name, sha256), each read again
     with `read`: the one way a replay takes a file again (`--attach` images, whose bytes the
@@ -229,8 +235,13 @@ def read_again(
 
     :param noun: names the file in the errors (`image`); `flag` is the flag to chain with
         instead.
+    :param recorded: the artifact holds the files' text (`-f`): one read from stdin or no
+        longer there (another folder) is sent as recorded, and only one still there and
+        changed is refused (the user may mean its new text: they chain with `flag`).
     :raises OreError: a file that changed, is gone, was read from stdin, or a bad record.
     """
+    import os.path
+
     from ..errors import ArtifactError, OreError
 
     if not records:
@@ -242,6 +253,8 @@ def read_again(
         if not isinstance(record, Mapping) or not isinstance(record.get("name"), str):
             raise ArtifactError(f"the artifact's input.{field} holds an entry without a name")
         name = record["name"]
+        if recorded and (name == "-" or not os.path.lexists(name)):
+            continue
         if name == "-":
             raise OreError(
                 f"the artifact's {noun} was read from stdin, which ORE cannot read again; chain "

@@ -100,9 +100,17 @@ def replay_request(
     from .request import persona
 
     system = fields.pop("system", persona())
-    # The recorded messages hold the -f files' text (`input.files` only names them): a replay
-    # sends that text as it was, whatever became of the files, so every recorded turn replays.
+    # The recorded messages hold the -f files' text (`input.files` names them): a replay sends
+    # that text as it was, from any folder and for stdin; only a file still where it was and
+    # changed since is refused (issue 22: the user may mean its new text, and chains for it).
     plan = plan_turn(parent, prompt, system=system)
+    if prompt is None:
+        from .context import read_again, read_context_file
+
+        records = parent.controls.get("files")
+        read_again(
+            records, read_context_file, noun="-f file", flag="-f", field="files", recorded=True
+        )
     recorded = parent.backend
     server = fields.pop("server", Server())
     if recorded is not None and server.recorded is None:

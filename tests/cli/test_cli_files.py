@@ -73,11 +73,11 @@ def test_what_is_not_a_text_file_is_one_line_before_any_request(
     assert not (Path(ore_env["ORE_HOME"]) / "sessions" / "never.json").exists()
 
 
-def test_the_artifact_records_each_file_and_a_replay_sends_its_recorded_text(
+def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
     ore_env, fake_ollama, tmp_path
 ) -> None:
-    """The recorded messages hold each file's text: a replay sends it as it was, even after
-    the file changed (the artifact's record is the turn; `input.files` only names them)."""
+    """Issue 22: a replay is refused when a file named by -f is still there and changed since
+    (the user may mean its new text); the advice given, a chain with -f, works."""
     notes = tmp_path / "notes.md"
     notes.write_text("# notes\n", encoding="utf-8")
     artifact = tmp_path / "run.json"
@@ -91,10 +91,36 @@ def test_the_artifact_records_each_file_and_a_replay_sends_its_recorded_text(
     assert again.returncode == 0, again.stderr
     fake_ollama.clear_requests()
     notes.write_text("# notes, edited\n", encoding="utf-8")
-    replayed = run_ore("--artifact-in", str(artifact), env=ore_env)
+    refused = run_ore("--artifact-in", str(artifact), env=ore_env)
+    assert refused.returncode == 1
+    line = one_line_error(refused)
+    assert "'" + str(notes) + "' changed since the artifact was recorded" in line
+    assert "chain from the artifact with a new prompt and -f" in line
+    assert fake_ollama.chat_requests() == []
+    chained = run_ore("--artifact-in", str(artifact), "-f", str(notes), "again", env=ore_env)
+    assert chained.returncode == 0, chained.stderr
+    assert "# notes, edited" in fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
+
+
+def test_a_replay_sends_the_recorded_text_of_a_file_no_longer_there(
+    ore_env, fake_ollama, tmp_path
+) -> None:
+    """The recorded messages hold each file's text: from another folder (a relative name that
+    no longer resolves), or after the file is gone, the replay sends it as it was."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here" / "ctx.md").write_text("# ctx\n", encoding="utf-8")
+    artifact = tmp_path / "run.json"
+    made = run_ore(
+        "-f", "ctx.md", "q", "--artifact-out", str(artifact), env=ore_env, cwd=tmp_path / "here"
+    )
+    assert made.returncode == 0, made.stderr
+    recorded = json.loads(artifact.read_text(encoding="utf-8"))["input"]["messages"][-1]
+    fake_ollama.clear_requests()
+    replayed = run_ore("--artifact-in", str(artifact), env=ore_env, cwd=tmp_path / "elsewhere")
     assert replayed.returncode == 0, replayed.stderr
     (sent,) = fake_ollama.chat_requests()
-    assert sent["messages"][-1]["content"] == data["input"]["messages"][-1]["content"]
+    assert sent["messages"][-1]["content"] == recorded["content"]
 
 
 @pytest.mark.parametrize(
