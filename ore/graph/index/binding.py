@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Container, Iterable
 from typing import Any
 
-__all__ = ["QUALIFIED_PARENTS", "directive_path", "go_bind", "js_binds", "keep_refs", "rust_use"]
+__all__ = ["QUALIFIED_PARENTS", "directive_path", "go_bind", "js_binds", "keep_refs", "kept_refs", "rust_use"]
 
 # a bare type name that is really the tail of `pkg.T` / `ns.T` / `a::T`: counted with its qualifier
 QUALIFIED_PARENTS = frozenset(
@@ -38,18 +38,30 @@ def keep_refs(
     `QUALIFIED_PARENTS`), counted with their qualifier, not bare. Qualified names are stored
     dotted (`a::b::f` becomes `a.b.f`).
     """
-    star = "*" in bound and language in ("python", "rust")  # JS `export *` binds nothing here
-    counts: Counter[str] = Counter()
     if language == "python" or not tails:  # no qualified type wraps a bare name
         raw_bare = Counter([node.text for node in bare])
     else:
         raw_bare = Counter([node.text for node in bare if node.id not in tails])
+    return kept_refs(language, raw_bare, Counter([node.text for node in qualified]), bound)
+
+
+def kept_refs(
+    language: str, raw_bare: Counter[bytes], raw_qualified: Counter[bytes], bound: set[str]
+) -> tuple[tuple[str, int], ...]:
+    """`keep_refs` from the used names' texts already counted (bare ones without the tails of
+    qualified types): what an extraction that keeps counts per top-level node sums and asks."""
+    star = "*" in bound and language in ("python", "rust")  # JS `export *` binds nothing here
+    counts: Counter[str] = Counter()
     for raw, uses in raw_bare.items():
+        if uses <= 0:
+            continue
         name = raw.decode("utf-8", "replace")
         # Go: a package's files see each other's names unimported; a star import may bind anything
         if language == "go" or star or name in bound:
             counts[name] += uses
-    for raw, uses in Counter([node.text for node in qualified]).items():
+    for raw, uses in raw_qualified.items():
+        if uses <= 0:
+            continue
         text = "".join(raw.decode("utf-8", "replace").split()).replace("::", ".")
         if not _CHAIN.fullmatch(text):
             continue  # `f().g`, `a[0].b`, `"".join`: not a name path

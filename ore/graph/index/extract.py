@@ -15,13 +15,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from bisect import bisect_right
+from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..._fs import NotRegularFile, OutsideRoot, open_below, read_fd
-from .binding import directive_path, go_bind, js_binds, keep_refs, rust_use
-from .languages import parse, parser_and_query
+from .binding import directive_path, go_bind, js_binds, rust_use
+from .languages import edit_of, parse, parser_and_query
 from .records import FileIndex, Import, Symbol
+from .revisit import Part, Stamp, revisited, summed
 
 __all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file", "unparsed"]
 
@@ -102,6 +106,11 @@ def extract(
     tree = parse(language, data, path)
     if tree.root_node.has_error and language in _RECOVERED:
         return _recovered(path, language, data, tree, size, mtime_ns, digest, non_utf8)
+    edit = edit_of(tree) if path else None
+    if edit is not None:  # a file parsed before in this process: only what the edit touched
+        read = partial(_parts, language, data, tree)
+        stamp = Stamp(size, mtime_ns, digest, non_utf8)
+        return revisited(path, language, data, tree, edit, stamp, read)
     return _record(path, language, data, tree, size, mtime_ns, digest, non_utf8)
 
 
@@ -118,11 +127,41 @@ def _record(
 ) -> FileIndex:
     """The record of one parse: what the language's query captures in `tree`; signatures are
     read from `written` (the file as written) when `data` is a rewrite of it."""
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     _parser, query = parser_and_query(language)
     # One pass of the query, captures grouped by name (cheaper in C than per-match dicts); the
     # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
-    caps = _cursor(query).captures(tree.root_node)
+    part = _captured(language, data, _cursor(query).captures(tree.root_node), written)
+    stamp = Stamp(size, mtime_ns, digest, non_utf8)
+    return summed(path, language, data, tree, (part,), part.bare, part.qualified, stamp)
+
+
+def _parts(language: str, data: bytes, tree: Any, kids: list[Any]) -> list[Part]:
+    """What each of `kids` (top-level nodes of `tree`, in document order) adds to the record:
+    one run of the query over the bytes from the first to the last, its captures sorted to
+    the node they start in (`revisit` keeps them per node)."""
+    if not kids:
+        return []
+    _parser, query = parser_and_query(language)
+    cursor = _cursor(query)
+    first, last = kids[0].start_byte, kids[-1].end_byte
+    if first > 0 or last < len(data):
+        cursor.set_byte_range(first, last)
+    starts = [kid.start_byte for kid in kids]
+    ends = [kid.end_byte for kid in kids]
+    groups: list[dict[str, list[Any]]] = [{} for _ in kids]
+    for key, nodes in cursor.captures(tree.root_node).items():
+        for node in nodes:
+            at = node.start_byte
+            i = bisect_right(starts, at) - 1
+            if i >= 0 and at < ends[i]:
+                groups[i].setdefault(key, []).append(node)
+    return [_captured(language, data, caps) for caps in groups]
+
+
+def _captured(
+    language: str, data: bytes, caps: dict[str, list[Any]], written: bytes | None = None
+) -> Part:
+    """What the captures `caps` (of a whole tree, or of one top-level node) add to a record."""
     symbols: list[tuple[int, str, int, Symbol]] = []
     names = caps.get("name")
     if names:
@@ -154,34 +193,31 @@ def _record(
                 child.id: node for node in caps.get("declarator", ()) for child in node.children
             }
             imports = _other_imports(language, found, caps.get("source", ()), declarators)
-    directives = caps.get("directive")
-    if directives:
-        for node in directives:
+    directives = None
+    if "directive" in caps:
+        directives = []
+        for node in caps["directive"]:
             spec = directive_path(node.text)
             if spec is not None:
-                imports.append(Import(spec, (), 0, node.start_point[0] + 1, "reference"))
-        imports.sort(key=_line)
-    refs: tuple[tuple[str, int], ...] = ()
-    bare, qualified = caps.get("ref", ()), caps.get("qref", ())
-    if qualified:
+                directives.append(Import(spec, (), 0, node.start_point[0] + 1, "reference"))
+    bare_nodes, qualified_nodes = caps.get("ref", ()), caps.get("qref", ())
+    if language == "python" or "in_qualified" not in caps:  # no qualified type wraps a name
+        bare = Counter([node.text for node in bare_nodes])
+    else:
+        tails = {node.id for node in caps["in_qualified"]}
+        bare = Counter([node.text for node in bare_nodes if node.id not in tails])
+    qualified: Counter[bytes] = Counter()
+    if qualified_nodes:
         search = _NOT_A_NAME.search
-        qualified = [n for n in qualified if search(data, n.start_byte, n.end_byte) is None]
-    if bare or qualified:
-        bound = {n.split(".", 1)[0] for imp in imports if imp.kind != "export" for n in imp.binds}
-        tails = {node.id for node in caps.get("in_qualified", ())}
-        refs = keep_refs(language, bare, qualified, bound, tails)
-    return FileIndex(
-        path=path,
-        language=language,
-        size=size,
-        mtime_ns=mtime_ns,
-        digest=digest,
-        lines=lines,
-        symbols=tuple([row[3] for row in symbols]),
-        imports=tuple(imports),
-        refs=refs,
-        parse_error=tree.root_node.has_error,
-        non_utf8=non_utf8,
+        qualified = Counter(
+            [n.text for n in qualified_nodes if search(data, n.start_byte, n.end_byte) is None]
+        )
+    return Part(
+        tuple(symbols),
+        tuple(imports),
+        None if directives is None else tuple(directives),
+        bare,
+        qualified,
     )
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["EXTENSIONS", "LANGUAGES", "language_for", "parser_and_query"]
+__all__ = ["EXTENSIONS", "LANGUAGES", "Edit", "edit_of", "language_for", "parser_and_query"]
 
 EXTENSIONS: dict[str, str] = {
     ".py": "python",
@@ -180,9 +180,21 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(path[dot:].lower())
 
 
-#: The last trees `parse` made (newest last), with their language, file and bytes: one per
-#: file (its latest), `_KEEP` in all.
-_LAST: list[tuple[str, str, bytes, Any]] = []
+class Edit(NamedTuple):
+    """How a kept tree was parsed incrementally: the bytes before (`old`), the tree before as
+    told of the edit (`tree`: what `changed_ranges` is asked on), and the one changed span,
+    `old[start:old_end]` become `new[start:new_end]`."""
+
+    old: bytes
+    tree: Any
+    start: int
+    old_end: int
+    new_end: int
+
+
+#: The last trees `parse` made (newest last), with their language, file, bytes and the edit
+#: they were parsed from (None: parsed whole): one per file (its latest), `_KEEP` in all.
+_LAST: list[tuple[str, str, bytes, Any, Edit | None]] = []
 _KEEP = 8
 
 
@@ -202,15 +214,25 @@ def parse(language: str, data: bytes, path: str = "") -> Any | None:
             return kept[3]
         if path and kept[0] == language and kept[1] == path:
             before = kept
-    tree = parser.parse(data) if before is None else parser.parse(data, _edited(before, data))
+    edit = None if before is None else _edited(before, data)
+    tree = parser.parse(data) if edit is None else parser.parse(data, edit.tree)
     if before is not None:
         _LAST.remove(before)
-    _LAST.append((language, path, data, tree))
+    _LAST.append((language, path, data, tree, edit))
     del _LAST[:-_KEEP]
     return tree
 
 
-def _edited(kept: tuple[str, str, bytes, Any], data: bytes) -> Any:
+def edit_of(tree: Any) -> Edit | None:
+    """The edit a kept tree was parsed from (None: parsed whole, or no longer kept): what an
+    extraction that revisits only the changed top-level nodes needs."""
+    for kept in _LAST:
+        if kept[3] is tree:
+            return kept[4]
+    return None
+
+
+def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit:
     """A copy of the kept tree told where its bytes became `data`: the one changed span
     between their common start and common end."""
     old = kept[2]
@@ -226,7 +248,7 @@ def _edited(kept: tuple[str, str, bytes, Any], data: bytes) -> Any:
         old_end_point=_point(old, len(old) - end),
         new_end_point=_point(data, len(data) - end),
     )
-    return tree
+    return Edit(old, tree, start, len(old) - end, len(data) - end)
 
 
 def _common(same: Any, most: int) -> int:
