@@ -13,7 +13,15 @@ from collections import Counter
 from collections.abc import Container, Iterable
 from typing import Any
 
-__all__ = ["QUALIFIED_PARENTS", "directive_path", "go_bind", "js_binds", "keep_refs", "kept_refs", "rust_use"]
+__all__ = [
+    "QUALIFIED_PARENTS",
+    "directive_path",
+    "go_bind",
+    "js_binds",
+    "keep_refs",
+    "kept_refs",
+    "rust_use",
+]
 
 # a bare type name that is really the tail of `pkg.T` / `ns.T` / `a::T`: counted with its qualifier
 QUALIFIED_PARENTS = frozenset(
@@ -53,14 +61,14 @@ def kept_refs(
     star = "*" in bound and language in ("python", "rust")  # JS `export *` binds nothing here
     counts: Counter[str] = Counter()
     for raw, uses in raw_bare.items():
-        if uses <= 0:
+        if not uses:  # counts may be signed: what an edit added and took away
             continue
         name = raw.decode("utf-8", "replace")
         # Go: a package's files see each other's names unimported; a star import may bind anything
         if language == "go" or star or name in bound:
             counts[name] += uses
     for raw, uses in raw_qualified.items():
-        if uses <= 0:
+        if not uses:  # counts may be signed: what an edit added and took away
             continue
         text = "".join(raw.decode("utf-8", "replace").split()).replace("::", ".")
         if not _CHAIN.fullmatch(text):

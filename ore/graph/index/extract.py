@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._fs import NotRegularFile, OutsideRoot, open_below, read_fd
-from .binding import directive_path, go_bind, js_binds, rust_use
+from .binding import directive_path, go_bind, js_binds, kept_refs, rust_use
 from .languages import edit_of, parse, parser_and_query
 from .records import FileIndex, Import, Symbol
 from .revisit import Part, Stamp, revisited, summed
@@ -99,9 +99,9 @@ def extract(
             data.decode("utf-8")
         except UnicodeDecodeError:
             non_utf8 = True
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     parser, _query = parser_and_query(language)
     if parser is None:
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
     tree = parse(language, data, path)
     if tree.root_node.has_error and language in _RECOVERED:
@@ -132,7 +132,11 @@ def _record(
     # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
     part = _captured(language, data, _cursor(query).captures(tree.root_node), written)
     stamp = Stamp(size, mtime_ns, digest, non_utf8)
-    return summed(path, language, data, tree, (part,), part.bare, part.qualified, stamp)
+    return summed(path, language, data, tree, (part,), stamp, partial(_refs, language, part))
+
+
+def _refs(language: str, part: Part, bound: set[str]) -> tuple[tuple[str, int], ...]:
+    return kept_refs(language, part.bare, part.qualified, bound)
 
 
 def _parts(language: str, data: bytes, tree: Any, kids: list[Any]) -> list[Part]:

@@ -239,16 +239,18 @@ def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit
     most = min(len(old), len(data))
     start = _common(lambda k: old[:k] == data[:k], most)
     end = _common(lambda k: old[len(old) - k :] == data[len(data) - k :], most - start)
+    old_end, new_end = len(old) - end, len(data) - end
+    at = _point(old, start)  # the rows before the span are counted once, not three times
     tree = kept[3].copy()
     tree.edit(
         start_byte=start,
-        old_end_byte=len(old) - end,
-        new_end_byte=len(data) - end,
-        start_point=_point(old, start),
-        old_end_point=_point(old, len(old) - end),
-        new_end_point=_point(data, len(data) - end),
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=at,
+        old_end_point=_point_after(old, start, at, old_end),
+        new_end_point=_point_after(data, start, at, new_end),
     )
-    return Edit(old, tree, start, len(old) - end, len(data) - end)
+    return Edit(old, tree, start, old_end, new_end)
 
 
 def _common(same: Any, most: int) -> int:
@@ -267,6 +269,14 @@ def _common(same: Any, most: int) -> int:
 def _point(data: bytes, offset: int) -> tuple[int, int]:
     """tree-sitter's point of a byte offset: (row, byte column)."""
     return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+def _point_after(data: bytes, start: int, at: tuple[int, int], offset: int) -> tuple[int, int]:
+    """`_point(data, offset)` from `at`, the point of `start <= offset`."""
+    rows = data.count(b"\n", start, offset)
+    if not rows:
+        return at[0], at[1] + offset - start
+    return at[0] + rows, offset - (data.rfind(b"\n", start, offset) + 1)
 
 
 @cache

@@ -18,15 +18,17 @@ test_incremental_extract.py checks random edits).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from .binding import kept_refs
 from .languages import Edit
 from .records import FileIndex, Import, Symbol
 
-__all__ = ["Part", "Stamp", "revisited", "summed"]
+__all__ = ["Part", "Stamp", "bound_by", "revisited", "summed"]
 
 Row = tuple[int, str, int, Symbol]  # (line, name, start byte, symbol): the order of symbols
 
@@ -86,7 +88,7 @@ class _Piece(NamedTuple):
 
 
 class _Kept(NamedTuple):
-    """One file's last record and the pieces it was summed from."""
+    """One file's last record, the pieces it was summed from, and what its imports bind."""
 
     language: str
     path: str
@@ -95,7 +97,10 @@ class _Kept(NamedTuple):
     bare: Counter[bytes]  # the pieces' counts summed
     qualified: Counter[bytes]
     record: FileIndex
+    bound: set[str]
 
+
+Refs = tuple[tuple[str, int], ...]
 
 #: The pieces of the files extracted through `revisited` lately (newest last), one per file.
 _KEPT: list[_Kept] = []
@@ -108,25 +113,30 @@ def summed(
     data: bytes,
     tree: Any,
     parts: Sequence[Part],
-    bare: Counter[bytes],
-    qualified: Counter[bytes],
     stamp: Stamp,
+    refs: Callable[[set[str]], Refs],
+    lines: int | None = None,
 ) -> FileIndex:
-    """The record of a file from the parts of its tree in document order (`bare` and
-    `qualified`: their counts summed): the one step that reads the whole file's parts, which
-    used names count (those its imports bind)."""
-    if len(parts) == 1:
-        rows = list(parts[0].symbols)
-    else:
-        rows = [row for part in parts for row in part.symbols]
+    """The record of a file from the parts of its tree in document order: the one step that
+    reads the whole file's parts. `refs(bound)` counts the used names that are evidence, given
+    the names the file's imports bind; `lines` when known."""
+    rows: list[Row] = []
+    ordered = True
+    for part in parts:
+        found = part.symbols
+        if found:
+            if rows and ordered and _first_three(rows[-1]) > _first_three(found[0]):
+                ordered = False
+            rows += found
+    if not ordered:
         rows.sort(key=_first_three)  # by line and name; ties (minified code) by position
     imports = [imp for part in parts for imp in part.imports]
     directives = [part.directives for part in parts if part.directives is not None]
     if directives:
         imports += [imp for found in directives for imp in found]
         imports.sort(key=_line)
-    bound = {n.split(".", 1)[0] for imp in imports if imp.kind != "export" for n in imp.binds}
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    if lines is None:
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     return FileIndex(
         path=path,
         language=language,
@@ -136,10 +146,15 @@ def summed(
         lines=lines,
         symbols=tuple([row[3] for row in rows]),
         imports=tuple(imports),
-        refs=kept_refs(language, bare, qualified, bound),
+        refs=refs(bound_by(imports)),
         parse_error=tree.root_node.has_error,
         non_utf8=stamp.non_utf8,
     )
+
+
+def bound_by(imports: Sequence[Import]) -> set[str]:
+    """The local names a file's imports bind (the head of a dotted one), re-exports aside."""
+    return {n.split(".", 1)[0] for imp in imports if imp.kind != "export" for n in imp.binds}
 
 
 def revisited(
@@ -162,34 +177,12 @@ def revisited(
         record = known.record
         if (record.size, record.mtime_ns, record.digest, record.non_utf8) == stamp:
             return record
-        return summed(
-            path,
-            language,
-            data,
-            tree,
-            [p.part for p in known.pieces],
-            known.bare,
-            known.qualified,
-            stamp,
-        )
-    kids = tree.root_node.children
+        return replace(record, **stamp._asdict())
+    found = None
     if known is not None and known.data == edit.old:
-        found, dirty, reused = _kept_pieces(known, kids, edit, tree)
-        fresh = read([kids[i] for i in dirty])
-        for i, part in zip(dirty, fresh, strict=True):
-            kid = kids[i]
-            found[i] = _Piece(kid.start_byte, kid.end_byte, kid.start_point[0], part)
-        bare, qualified = known.bare.copy(), known.qualified.copy()
-        for piece in known.pieces:
-            if piece.start not in reused:  # a node read again, or gone
-                bare.subtract(piece.part.bare)
-                qualified.subtract(piece.part.qualified)
-        for part in fresh:
-            bare.update(part.bare)
-            qualified.update(part.qualified)
-        bare, qualified = +bare, +qualified  # the zeros out
-        pieces = tuple(found)
-    else:
+        found = _kept_pieces(known, tree, edit, data)
+    if found is None:
+        kids = tree.root_node.children
         parts = read(kids)
         pieces = tuple(
             _Piece(kid.start_byte, kid.end_byte, kid.start_point[0], part)
@@ -199,46 +192,105 @@ def revisited(
         for part in parts:
             bare.update(part.bare)
             qualified.update(part.qualified)
-    record = summed(path, language, data, tree, [p.part for p in pieces], bare, qualified, stamp)
+
+        def counted(bound: set[str]) -> Refs:
+            return kept_refs(language, bare, qualified, bound)
+
+        record = summed(path, language, data, tree, parts, stamp, counted)
+    else:
+        assert known is not None
+        before, middle, after, gone, rows = found
+        fresh = read(middle)
+        pieces = (
+            *before,
+            *(
+                _Piece(kid.start_byte, kid.end_byte, kid.start_point[0], part)
+                for kid, part in zip(middle, fresh, strict=True)
+            ),
+            *after,
+        )
+        more_bare, more_qualified = Counter(), Counter()  # what the edit added and took away
+        for piece in gone:
+            more_bare.subtract(piece.part.bare)
+            more_qualified.subtract(piece.part.qualified)
+        for part in fresh:
+            more_bare.update(part.bare)
+            more_qualified.update(part.qualified)
+        bare, qualified = known.bare.copy(), known.qualified.copy()
+        bare.update(more_bare)
+        qualified.update(more_qualified)
+        bare, qualified = +bare, +qualified  # the zeros out
+        old = edit.old
+        newlines = known.record.lines - (1 if old and not old.endswith(b"\n") else 0) + rows
+        lines = newlines + (1 if data and not data.endswith(b"\n") else 0)
+
+        def counted(bound: set[str]) -> Refs:
+            if bound != known.bound:  # another import: every name is weighed again
+                return kept_refs(language, bare, qualified, bound)
+            # the same bindings: each text counts as before, so only what the edit moved
+            return _plus(known.record.refs, kept_refs(language, more_bare, more_qualified, bound))
+
+        parts = [piece.part for piece in pieces]
+        record = summed(path, language, data, tree, parts, stamp, counted, lines)
     if known is not None:
         _KEPT.remove(known)
-    _KEPT.append(_Kept(language, path, data, pieces, bare, qualified, record))
+    _KEPT.append(
+        _Kept(language, path, data, pieces, bare, qualified, record, bound_by(record.imports))
+    )
     del _KEPT[:-_KEEP]
     return record
 
 
+def _plus(refs: Refs, more: Refs) -> Refs:
+    """Reference counts `refs` with the (signed) counts `more` added."""
+    if not any(uses for _name, uses in more):
+        return refs
+    counts = dict(refs)
+    for name, uses in more:
+        counts[name] = counts.get(name, 0) + uses
+    return tuple(sorted(item for item in counts.items() if item[1] > 0))
+
+
 def _kept_pieces(
-    known: _Kept, kids: list[Any], edit: Edit, tree: Any
-) -> tuple[list[Any], list[int], set[int]]:
-    """The kept piece of each top-level node the edit cannot have changed (moved where it
-    now is), None for the others, the others' positions, and where the kept pieces started
-    before the edit. A node is kept when it lies wholly before or after the edited span and
-    outside every range whose structure changed, and a piece of its length stood where it
-    was."""
-    spans = [(edit.start, edit.new_end)]
-    spans += [(r.start_byte, r.end_byte) for r in edit.tree.changed_ranges(tree)]
+    known: _Kept, tree: Any, edit: Edit, data: bytes
+) -> tuple[list[_Piece], list[Any], list[_Piece], list[_Piece], int] | None:
+    """Which top-level nodes the edit cannot have changed: those wholly before or after the
+    edited span and every range whose structure changed (`changed_ranges`), whose characters
+    keep their nodes. Returns the kept pieces before, the nodes between (to read again), the
+    kept pieces after (moved by the bytes and rows the edit added), the pieces those between
+    replace, and the rows added; None when the nodes do not line up with the pieces kept (the
+    caller reads every node)."""
+    lo, hi = edit.start, edit.new_end
+    for changed in edit.tree.changed_ranges(tree):
+        lo, hi = min(lo, changed.start_byte), max(hi, changed.end_byte)
     delta = edit.new_end - edit.old_end
-    by_start = {piece.start: piece for piece in known.pieces}
-    found: list[Any] = []
-    dirty: list[int] = []
-    reused: set[int] = set()
-    for i, kid in enumerate(kids):
-        start, end = kid.start_byte, kid.end_byte
-        piece = None
-        if all(end < a or start > b for a, b in spans):
-            before = end < edit.start
-            piece = by_start.get(start if before else start - delta)
-            if piece is not None and piece.end - piece.start == end - start:
-                reused.add(piece.start)
-                if not before:
-                    rows = kid.start_point[0] - piece.row
-                    piece = _Piece(start, end, piece.row + rows, piece.part.moved(delta, rows))
-            else:
-                piece = None
-        if piece is None:
-            dirty.append(i)
-        found.append(piece)
-    return found, dirty, reused
+    pieces = known.pieces
+    i = bisect_left([piece.end for piece in pieces], lo)  # pieces[:i] end before `lo`
+    j = bisect_right([piece.start for piece in pieces], hi - delta)  # pieces[j:] after `hi`
+    kids = tree.root_node.children
+    first = bisect_left(kids, lo, key=_end)  # the first top-level node ending at `lo` or after
+    last = bisect_right(kids, hi, lo=first, key=_start)  # and the first starting after `hi`
+    if first != i or len(kids) - last != len(pieces) - j:
+        return None
+    if last < len(kids) and kids[last].start_byte != pieces[j].start + delta:
+        return None
+    middle = kids[first:last]
+    rows = data.count(b"\n", edit.start, edit.new_end) - edit.old.count(
+        b"\n", edit.start, edit.old_end
+    )
+    after = [
+        _Piece(p.start + delta, p.end + delta, p.row + rows, p.part.moved(delta, rows))
+        for p in pieces[j:]
+    ]
+    return list(pieces[:i]), middle, after, list(pieces[i:j]), rows
+
+
+def _end(node: Any) -> int:
+    return int(node.end_byte)
+
+
+def _start(node: Any) -> int:
+    return int(node.start_byte)
 
 
 def _first_three(row: Row) -> tuple[int, str, int]:
