@@ -271,3 +271,50 @@ def test_a_failed_turn_exits_at_once_with_the_thread_still_loading(ore_env) -> N
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("Error: ") and len(done.stderr.strip().splitlines()) == 1
     assert not (Path(ore_env["ORE_HOME"]) / "log.db").exists()
+
+
+def test_a_log_moved_aside_during_the_turn_is_left_alone(fake_ollama, ore_env) -> None:
+    """The log is opened ahead, then moved aside while the model answers: the turn goes to a
+    new log at the path, as it did before the loading ahead, and the moved one gains nothing."""
+    home = Path(ore_env["ORE_HOME"])
+    done, _ = probe(ore_env, "-m", "llama3.2", "first")
+    assert done.returncode == 0, done.stderr
+    fake_ollama.delay = 2.0
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE, json.dumps(["-m", "llama3.2", "second"]), "true"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=ore_env,
+    )
+    time.sleep(1.0)  # the log opened ahead, the model still answering
+    aside = home / "aside"
+    aside.mkdir()
+    for name in ("log.db", "log.db-wal", "log.db-shm"):
+        if (home / name).exists():
+            (home / name).rename(aside / name)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out) == (0, b"echo: second\n"), err
+    assert "ore-log-ahead" in json.loads(err.decode().strip().splitlines()[-1])["threads"]
+    assert [r["prompt"] for r in rows(home)] == ["second"]
+    assert [r["prompt"] for r in rows(aside)] == ["first"]
+
+
+def test_a_failed_turn_closes_the_log_opened_ahead_without_a_checkpoint(
+    fake_ollama, ore_env
+) -> None:
+    """The turn fails after the log was opened for it: the connection is closed as a record
+    closes (the newest turns stay in the write-ahead log, no checkpoint, no fsync), and the
+    failure is the one error line."""
+    home = Path(ore_env["ORE_HOME"])
+    done, _ = probe(ore_env, "-m", "llama3.2", "first")
+    assert done.returncode == 0, done.stderr
+    wal = home / "log.db-wal"
+    assert wal.stat().st_size > 0
+    fake_ollama.delay = 0.5
+    fake_ollama.http_error = (500, {"error": "boom"})
+    done, seen = probe(ore_env, "-m", "llama3.2", "second")
+    assert seen["code"] == 1 and done.stderr.startswith("Error: "), done.stderr
+    assert seen["threads"] == ["ore-log-ahead"]
+    assert wal.exists() and wal.stat().st_size > 0  # not checkpointed and removed at the exit
+    assert [r["prompt"] for r in rows(home)] == ["first"]
