@@ -159,10 +159,15 @@ def _imports(record: FileIndex) -> tuple[object, ...]:
     return record.language, imports, record.refs if record.language == "rust" else ()
 
 
-def _links(record: FileIndex) -> tuple[object, ...]:
-    """What edges are built from in one record: its imports, references and defined names."""
-    names = tuple(sorted((s.name, s.kind) for s in record.symbols))
-    return _imports(record), record.refs, names
+def _same_links(new: FileIndex, old: FileIndex, same_imports: bool) -> bool:
+    """Whether two records of a file build the same edges: the same imports, references and
+    defined names (by name and kind, in any order; most edits keep their order, so the lists
+    are compared before they are sorted)."""
+    if not same_imports or new.refs != old.refs:
+        return False
+    names = [(s.name, s.kind) for s in new.symbols]
+    before = [(s.name, s.kind) for s in old.symbols]
+    return names == before or sorted(names) == sorted(before)
 
 
 class _Links:
@@ -223,8 +228,9 @@ def _patched(
             if isinstance(result, FileIndex):
                 files[rel] = result
                 parsed += 1
-                same_links = same_links and _links(result) == _links(records[rel])
-                same_imports = same_imports and _imports(result) == _imports(records[rel])
+                imports_kept = _imports(result) == _imports(records[rel])
+                same_links = same_links and _same_links(result, records[rel], imports_kept)
+                same_imports = same_imports and imports_kept
             else:  # the same content under a new stat: keep the record, refresh its key
                 info = stats[rel]
                 files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)

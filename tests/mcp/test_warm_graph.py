@@ -193,3 +193,81 @@ def test_a_file_edited_again_shapes_only_the_functions_the_edit_touched(
     assert shaped == [body.format(n=n + 3).rstrip("\n").encode()]  # the new function alone
     warm.close()
     assert open_graph(warm.root).duplicates_of(snippet) == found
+
+
+BIG = '''"""A module edited again and again."""
+from pkg.core import base
+
+
+class Store:
+    """Kept."""
+
+    def read(self):
+        return base()
+
+    def write(self, value):
+        return value
+
+
+def helper(items):
+    total = 0
+    for item in items:
+        total += item  # a comment
+    return total
+
+
+VALUE = helper([1, 2])
+'''
+#: Edits of pkg/big.py, one after another: (what is replaced, by what).
+BIG_EDITS = (
+    ("# a comment", "# another comment"),  # a comment: no edge moves
+    ("        return value\n", "        return value + 1\n"),  # a body
+    ("VALUE = helper([1, 2])\n", "VALUE = helper([1, 2])\n\n\ndef more():\n    return base()\n"),
+    ('"""Kept."""', '"""Kept.\n\n    Longer.\n    """'),  # lines added above the rest
+    ("from pkg.core import base\n", "from pkg.core import base\nfrom pkg.other import alone\n"),
+    ("        return base()\n", "        return alone() + base()\n"),  # a use in a method
+    ("class Store:", "class Store(object):"),
+    ("from pkg.core import base\n", ""),  # an import gone: its uses no longer count
+    ("def helper(items):", "def helper(items, start=0):"),
+    ("    return total\n", "    return total\n\n\n# the end\n"),
+)
+
+
+@pytest.mark.invariant
+def test_every_edit_answers_as_a_full_index(
+    warm: WarmGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file edited again is read by revisiting only the top-level nodes the edit touched
+    (`index.revisit`) and patched in memory: after each edit every record, every edge and
+    `dependents` of every file are those of a fresh index of the tree."""
+    from ore.graph.index import languages, revisit
+
+    revisits: list[bool] = []
+    real = revisit._kept_pieces
+    monkeypatch.setattr(
+        revisit, "_kept_pieces", lambda *a: revisits.append(real(*a) is not None) or real(*a)
+    )
+    big = warm.root / "pkg" / "big.py"
+    big.write_text(BIG)
+    warm.graph()
+    text = BIG
+    for n, (old, new) in enumerate(BIG_EDITS):
+        assert old in text, n
+        text = text.replace(old, new, 1)
+        big.write_text(text)
+        g = warm.graph()
+        kept = languages._LAST, revisit._KEPT
+        monkeypatch.setenv("ORE_HOME", str(tmp_path / f"fresh{n}"))
+        languages._LAST, revisit._KEPT = [], []  # a fresh process: nothing kept
+        try:
+            fresh = open_graph(warm.root)
+        finally:
+            languages._LAST, revisit._KEPT = kept
+        records = g.index.files.all()
+        for rel, record in fresh.index.files.all().items():
+            assert records[rel].to_row()[5:] == record.to_row()[5:], (n, rel)
+        assert g.index.edges == fresh.index.edges, n
+        for rel in records:
+            assert g.dependents(rel) == fresh.dependents(rel), (n, rel)
+    assert warm.patches >= len(BIG_EDITS)
+    assert revisits.count(True) >= len(BIG_EDITS) - 1  # the first edit reads every node
