@@ -23,8 +23,8 @@ from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
 from ..index.source import read_source
 from ..results import CloneGroup, Occurrence
-from .shapes import FileShape, TextLines, line_tokens
-from .trivial import trivial_run
+from .shapes import FileShape, TextLines, family, line_tokens
+from .trivial import idiom_run, import_lines, trivial_run
 
 __all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
 
@@ -44,14 +44,27 @@ class LineEnds:
         self.root, self.shapes = root, shapes
         self.lines: dict[str, list[str]] = {}
         self.tokens: dict[tuple[str, int], list[str]] = {}
+        self.imported: dict[str, frozenset[int]] = {}
+
+    def _lines(self, path: str) -> list[str]:
+        lines = self.lines.get(path)
+        if lines is None:
+            data = read_source(self.root, path, limit=MAX_BYTES) or b""
+            lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+        return lines
+
+    def imports(self, path: str) -> frozenset[int]:
+        """The numbers of the file's lines that are part of an import statement."""
+        found = self.imported.get(path)
+        if found is None:
+            language = family(self.shapes[path].language)
+            found = self.imported[path] = import_lines(language, "\n".join(self._lines(path)))
+        return found
 
     def __call__(self, path: str, number: int) -> list[str]:
         found = self.tokens.get((path, number))
         if found is None:
-            lines = self.lines.get(path)
-            if lines is None:
-                data = read_source(self.root, path, limit=MAX_BYTES) or b""
-                lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+            lines = self._lines(path)
             text = lines[number - 1] if 0 < number <= len(lines) else ""
             shape = self.shapes[path]
             # a text line that is no code line lies wholly inside a multi-line string
@@ -115,7 +128,8 @@ def line_groups(
                 one, two = (f, p, n, before, after), (h, q, n, before, after)
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
-    return _grouped(views, files, kind, spans, m, min_tokens)
+    idiom = _Idiom(views, files, ends, min_tokens) if exact else None
+    return _grouped(views, files, kind, spans, m, min_tokens, idiom)
 
 
 def _seeding_windows(
@@ -258,6 +272,27 @@ def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) ->
     return trivial_run(keys[i : i + n], tokens[i : i + n], context=only_context)
 
 
+class _Idiom:
+    """Whether an exact run is idiom, not a copy (`trivial.idiom_run`), judged on its whole
+    lines (the same at every place); import lines are read from the file (`LineEnds`)."""
+
+    def __init__(
+        self, views: list[TextLines], files: list[str], ends: LineEnds | None, min_tokens: int
+    ) -> None:
+        self.views, self.files, self.ends, self.min_tokens = views, files, ends, min_tokens
+
+    def __call__(self, places: list[Span]) -> bool:
+        f, i, n, _b, _a = places[0]
+        numbers, _keys, tokens = self.views[f]
+        if idiom_run(tokens[i : i + n], min_tokens=self.min_tokens):
+            return True
+        if self.ends is None:
+            return False
+        found = self.ends.imports(self.files[f])  # read only for runs not judged already
+        imports = [k in found for k in numbers[i : i + n]]
+        return idiom_run(tokens[i : i + n], imports, min_tokens=self.min_tokens)
+
+
 def _grouped(
     views: list[TextLines],
     files: list[str],
@@ -265,6 +300,7 @@ def _grouped(
     spans: dict[Span, set[Span]],
     m: int,
     min_tokens: int,
+    idiom: _Idiom | None = None,
 ) -> list[CloneGroup]:
     seen: set[Span] = set()
     out = []
@@ -286,6 +322,8 @@ def _grouped(
                 continue  # overlaps the place before it: periodic code, joined through others
             kept.append(place)
         if len(kept) < 2 or (kind == "renamed" and _trivial(views, context, kept)):
+            continue
+        if idiom is not None and idiom(kept):
             continue
         tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
         occurrences = []
