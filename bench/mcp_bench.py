@@ -18,6 +18,11 @@ Targets (issue 24): warm p50 <= 25 ms and >= 10x faster than the process; after 
 edit, `dependents` within 2x of its warm p50, `duplicates` within 5x.
 
     python bench/mcp_bench.py [--site DIR] [--corpus DIR] [--calls 40] [--runs 5] [--edits 5]
+                              [--pause SECONDS]
+
+--pause is the time between an edit and the call timed after it (0: at once, as an agent's
+edit-then-ask; the server reads an edit when its inotify event comes, so a call coming later
+finds it read).
 
 --site is a folder where django is installed (else `pip install --target` into a temporary one).
 """
@@ -114,7 +119,12 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def through_mcp(
-    root: Path, env: dict[str, str], cases: dict[str, dict[str, Any]], calls: int, edits: int
+    root: Path,
+    env: dict[str, str],
+    cases: dict[str, dict[str, Any]],
+    calls: int,
+    edits: int,
+    pause: float = 0.0,
 ) -> dict[str, Any]:
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -152,6 +162,8 @@ async def through_mcp(
                     for tool in ("dependents", "duplicates"):
                         added = text.format(n=f"{n}_{tool}").encode()
                         (root / rel).write_bytes(originals[rel] + added)
+                        if pause:
+                            await anyio.sleep(pause)
                         start = time.perf_counter()
                         result = await session.call_tool(tool, cases[tool])
                         after[f"{tool}_{edit}"].append(time.perf_counter() - start)
@@ -172,6 +184,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40, help="warm calls per tool")
     parser.add_argument("--runs", type=int, default=5, help="runs of each ore graph process")
     parser.add_argument("--edits", type=int, default=5, help="one-file edits per tool")
+    parser.add_argument(
+        "--pause", type=float, default=0.0, help="seconds between an edit and the call after it"
+    )
     parser.add_argument(
         "--corpus",
         type=Path,
@@ -206,7 +221,9 @@ def main() -> None:
         for _ in range(args.runs):
             for name, cmd in cli.items():
                 process[name].append(wall(cmd, env))
-        served = anyio.run(through_mcp, root, env, tool_cases(snippet), args.calls, args.edits)
+        served = anyio.run(
+            through_mcp, root, env, tool_cases(snippet), args.calls, args.edits, args.pause
+        )
         scale = None
         if args.corpus is not None:
             cases = tool_cases(snippet)
@@ -252,6 +269,7 @@ def main() -> None:
         "calls": args.calls,
         "runs": args.runs,
         "edits": args.edits,
+        "pause_s": args.pause,
         "cores": os.cpu_count(),
         "load_average": loads,
     }

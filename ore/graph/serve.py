@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import stat
 import threading
 import time
@@ -69,9 +70,13 @@ class WarmGraph:
     changed (`graph()`); `refreshes` counts the times it was opened through discovery, `patches`
     the times only changed files were parsed again in memory."""
 
-    def __init__(self, root: str | os.PathLike[str], *, jobs: int | None = None) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, jobs: int | None = None, ahead: bool = False
+    ) -> None:
         self.root: Path = check_root(root)
         self._jobs = jobs
+        self._lock = threading.RLock()  # one refresh at a time (a call's, or the read ahead's)
+        self._ahead: _Ahead | None = _Ahead(self) if ahead else None
         self._graph: CodeGraph | None = None
         self._probe: Probe | None = None
         self._watch: Watch | None = None
@@ -87,6 +92,10 @@ class WarmGraph:
 
     def graph(self) -> CodeGraph:
         """The up-to-date graph: the one in memory when nothing changed since the last call."""
+        with self._lock:
+            return self._refreshed()
+
+    def _refreshed(self) -> CodeGraph:
         if self._graph is None or self._probe is None:
             return self._open()
         touched = None if self._watch is None else self._watch.touched()
@@ -121,6 +130,8 @@ class WarmGraph:
         if self._watch is not None:
             self._watch.close()
         self._watch = Watch.start(self._probe.folders)
+        if self._ahead is not None:
+            self._ahead.watch(self._watch)
         self._check = True  # an edit between discovery and the watch: the next call stats
         self._links = None
         self._graph = graph
@@ -131,6 +142,8 @@ class WarmGraph:
         """Finish writing the cache and stop watching the tree."""
         from .judgment import lineindex, shapecache
 
+        if self._ahead is not None:
+            self._ahead.stop()
         shapecache.DEFERRED.pop(self.root, None)
         lineindex.forget(self.root)
         self._writer.flush()
@@ -306,6 +319,66 @@ def _patch_adjacency(old: CodeGraph, new: CodeGraph, runs: dict[str, Run]) -> No
         for target, weight in out[source].items():
             incoming[target][source] = weight
     new.__dict__["incoming"] = incoming
+
+
+class _Ahead:
+    """Reads an edit when its event arrives, not when the next call does (`WarmGraph(...,
+    ahead=True)`, what `ore mcp` uses): a thread waits on the inotify watch and brings the
+    graph up to date (the same `graph()` a call runs, under the same lock), so a call that
+    comes a few milliseconds after an edit finds it read. A call at once waits for that same
+    work (it holds the lock), as it would have done it. A failed refresh is left to the next
+    call, which does it again and answers its error."""
+
+    def __init__(self, warm: WarmGraph) -> None:
+        self._warm = warm
+        self._current: Watch | None = None
+        self._wake_r, self._wake_w = os.pipe()
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    def watch(self, watch: Watch | None) -> None:
+        """Wait on `watch` from now on (a graph opened again has a new one)."""
+        self._current = watch
+        if self._thread is None and watch is not None:
+            self._thread = threading.Thread(target=self._run, name="ore-ahead", daemon=True)
+            self._thread.start()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"w")
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self._wake_r, select.POLLIN)
+        watched = None
+        while not self._stopped:
+            current = self._current
+            if current is not watched:
+                with contextlib.suppress(KeyError, ValueError):
+                    if watched is not None:
+                        poller.unregister(watched.fileno())
+                if current is not None:
+                    poller.register(current.fileno(), select.POLLIN)
+                watched = current
+            try:
+                events = poller.poll(1000)  # a watch closed under the wait: seen within a second
+            except OSError:
+                continue
+            for fd, _mask in events:
+                if fd == self._wake_r:
+                    with contextlib.suppress(OSError):
+                        os.read(self._wake_r, 64)
+                elif not self._stopped and watched is not None and fd == watched.fileno():
+                    with contextlib.suppress(Exception):
+                        self._warm.graph()
+
+    def stop(self) -> None:
+        self._stopped = True
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"s")
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class _Writer:

@@ -116,6 +116,10 @@ class Watch:
                 found.add(os.path.join(folder, name))
         return True
 
+    def fileno(self) -> int:
+        """The inotify descriptor: readable once an event is queued (`serve` waits on it)."""
+        return self._fd
+
     def close(self) -> None:
         """Stop watching."""
         with contextlib.suppress(OSError):

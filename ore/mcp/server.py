@@ -88,7 +88,7 @@ def build(warm: WarmGraph, lock: anyio.Lock | None = None) -> Server[Any]:
 def serve(root: str | os.PathLike[str]) -> None:
     """Serve the graph of `root` (GraphError at once when it is not a folder) until stdin
     closes; the tree is indexed at the first call, so a client's start-up never waits on it."""
-    warm = WarmGraph(root)
+    warm = WarmGraph(root, ahead=True)  # an edit is read when its event comes
     lock = anyio.Lock()
     server = build(warm, lock)
 

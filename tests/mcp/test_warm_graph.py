@@ -5,6 +5,7 @@ index (with the inotify watch, and with the stat probe alone)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -271,3 +272,43 @@ def test_every_edit_answers_as_a_full_index(
             assert g.dependents(rel) == fresh.dependents(rel), (n, rel)
     assert warm.patches >= len(BIG_EDITS)
     assert revisits.count(True) >= len(BIG_EDITS) - 1  # the first edit reads every node
+
+
+def test_an_edit_is_read_ahead_of_the_next_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `ahead` (what `ore mcp` uses), the inotify event of an edit starts its reading on a
+    thread of its own: a call coming later finds the graph patched, and answers the edit."""
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
+    root = tmp_path / "proj"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    w = WarmGraph(root, ahead=True)
+    try:
+        w.graph()
+        w.graph()
+        if w._watch is None:
+            pytest.skip("no inotify here")
+        other = root / "pkg" / "other.py"
+        other.write_text("from pkg.core import base\n\n\ndef alone():\n    return base()\n")
+        deadline = time.monotonic() + 10
+        while w.patches == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert w.patches == 1  # no call was made
+        assert dependents(w, "pkg/core.py") == ["pkg/other.py", "pkg/user.py"]
+        assert (w.refreshes, w.patches) == (1, 1)
+        (root / "pkg" / "extra.py").write_text("from pkg.core import base\n")  # a file came
+        deadline = time.monotonic() + 10
+        while w.refreshes == 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "pkg/extra.py" in dependents(w, "pkg/core.py")
+        other.write_text("def alone():\n    return 2\n")  # the new watch is waited on
+        deadline = time.monotonic() + 10
+        while w.patches == 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert w.patches == 2
+        assert sorted(dependents(w, "pkg/core.py")) == ["pkg/extra.py", "pkg/user.py"]
+    finally:
+        w.close()
+    same_as_fresh(w)
