@@ -37,10 +37,12 @@ def record(
     seconds: float | None = None,
     path: Path | None = None,
     opened: sqlite3.Connection | None = None,
+    reader: sqlite3.Connection | None = None,
 ) -> int:
     """Keep one completed turn in the log; its id. A turn already logged (the same execution
-    id) is kept once. `opened`: a connection `connect` made to `path` ahead of the turn (the
-    caller has checked that `path` is still the file it opened, `same_file`); it is closed.
+    id) is kept once. `opened` and `reader`: connections `connect` and `open_reader` made to
+    `path` ahead of the turn (the caller has checked that `path` is still the file they
+    opened, `file_id`); both are closed.
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
@@ -99,4 +101,4 @@ def record(
     except sqlite3.Error as exc:
         raise failure(where, exc) from None
     finally:
-        close_written(db, where)
+        close_written(db, where, reader)
