@@ -3,6 +3,7 @@
 written out for a by-hand verdict (`bench/judgment_samples/`).
 
     python bench/judgment_precision_bench.py recall DIR... [--pylint DIR] [--runs 3] [--json]
+        [--ignore-imports]
     python bench/judgment_precision_bench.py answers DIR... > answers.jsonl
     python bench/judgment_precision_bench.py clones DIR [--seed 25] > clones.jsonl
 
@@ -15,8 +16,10 @@ deleted before each run) and warm, medians of `--runs`; the machine may be share
 figures are noisy. `answers`: the first ten answers of each query, one JSON line each, for
 the verdicts committed beside them. `clones`: twenty default `duplicates` answers, the first ten
 and ten drawn from the rest (`random.Random(seed)`, 25 unless `--seed`), for the verdicts in
-`judgment_samples/sqlalchemy_duplicates.jsonl` and `werkzeug_duplicates.jsonl` (seeds 25 and
-2026, the first ten once; each row with its verdict, whether it is worth acting on, and why).
+`judgment_samples/sqlalchemy_duplicates.jsonl` and `werkzeug_duplicates.jsonl` (seeds 25,
+2026 and 8117, the first ten once; each row with its verdict, whether it is worth acting on, and
+why). `--ignore-imports`: symilar without import lines, as pylint's duplicate-code check runs
+by default (symilar alone counts them; ORE does not report an import list).
 """
 
 from __future__ import annotations
@@ -37,11 +40,19 @@ from typing import Any
 MINIMA = (50, 40, 30, 25, 20, 15, 10, 1)
 
 
-def symilar(folder: Path, pylint: Path | None) -> tuple[list[list[tuple[str, int, int]]], float]:
+def symilar(
+    folder: Path, pylint: Path | None, ignore_imports: bool = False
+) -> tuple[list[list[tuple[str, int, int]]], float]:
+    """symilar's groups and time; `ignore_imports` as pylint's own duplicate-code check has it
+    by default (symilar alone counts imports), on the files this Python parses (symilar then
+    parses each file and stops at the first that does not: sqlalchemy's two 3.14 t-string
+    tests)."""
     env = dict(os.environ)
     if pylint is not None:
         env["PYTHONPATH"] = str(pylint)
     files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.py"))
+    if ignore_imports:
+        files = [f for f in files if _parses(folder / f)]
     cmd = [
         sys.executable,
         "-P",
@@ -49,6 +60,7 @@ def symilar(folder: Path, pylint: Path | None) -> tuple[list[list[tuple[str, int
         "pylint.checkers.symilar",
         "-d",
         "5",
+        *(["--ignore-imports"] if ignore_imports else []),
         *files,
     ]  # -P: no shadowing
     start = time.perf_counter()
@@ -62,6 +74,16 @@ def symilar(folder: Path, pylint: Path | None) -> tuple[list[list[tuple[str, int
         if len(places) >= 2:
             groups.append([(p, int(a) + 1, int(b)) for p, a, b in places])
     return groups, seconds
+
+
+def _parses(path: Path) -> bool:
+    import ast
+
+    try:
+        ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _covers(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -103,13 +125,15 @@ def _forget(folder: Path) -> None:
         base.with_suffix(suffix).unlink(missing_ok=True)
 
 
-def recall(folder: Path, pylint: Path | None, runs: int) -> dict[str, Any]:
+def recall(
+    folder: Path, pylint: Path | None, runs: int, ignore_imports: bool = False
+) -> dict[str, Any]:
     from ore.graph import open_graph
 
-    groups, symilar_seconds = symilar(folder, pylint)
+    groups, symilar_seconds = symilar(folder, pylint, ignore_imports)
     times = [symilar_seconds]
     for _ in range(runs - 1):
-        times.append(symilar(folder, pylint)[1])
+        times.append(symilar(folder, pylint, ignore_imports)[1])
     open_graph(folder)  # the index itself is not what is measured
     rows = []
     for minimum in MINIMA:
@@ -138,6 +162,7 @@ def recall(folder: Path, pylint: Path | None, runs: int) -> dict[str, Any]:
         "folder": str(folder),
         "files": len(list(folder.rglob("*.py"))),
         "symilar_groups": len(groups),
+        "symilar_ignore_imports": ignore_imports,
         "symilar_seconds": round(statistics.median(times), 3),
         "ore": rows,
     }
@@ -277,6 +302,11 @@ def main() -> None:
     parser.add_argument("--pylint", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--ignore-imports",
+        action="store_true",
+        help="recall: symilar without import lines (pylint's duplicate-code default)",
+    )
     parser.add_argument("--seed", type=int, default=25, help="clones: the draw's seed")
     args = parser.parse_args()
     os.environ.setdefault("ORE_HOME", tempfile.mkdtemp(prefix="ore-precision-"))
@@ -288,14 +318,18 @@ def main() -> None:
             for row in rows:
                 print(json.dumps(row))
         return
-    reports = [recall(folder.resolve(), args.pylint, args.runs) for folder in args.folders]
+    reports = [
+        recall(folder.resolve(), args.pylint, args.runs, args.ignore_imports)
+        for folder in args.folders
+    ]
     if args.json:
         json.dump(reports, sys.stdout, indent=1)
         print()
         return
     for r in reports:
         print(
-            f"{r['folder']}: {r['files']} files; symilar -d 5: {r['symilar_groups']} groups "
+            f"{r['folder']}: {r['files']} files; symilar -d 5"
+            f"{' --ignore-imports' if r['symilar_ignore_imports'] else ''}: {r['symilar_groups']} groups "
             f"in {r['symilar_seconds']} s"
         )
         for row in r["ore"]:
