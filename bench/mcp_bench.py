@@ -8,7 +8,8 @@ stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` w
 - warm: N calls through `ClientSession.call_tool` over `stdio_client` (the whole round trip:
   JSON-RPC over pipes, the server's change probe, the query, the JSON result), p50 and p95;
 - process: the same query as `ore graph ... --json`, whole process wall time, median of M runs;
-- after an edit, the next `dependents` (resp. `duplicates`) call, medians over R edits, for
+- after an edit, the next `dependents` (resp. `duplicates`) call, medians over R edits (and,
+  as a control, a `dependents` call after the same 0.4 s pause with no edit: `after_idle`), for
   three edits: a comment appended to a large central file (db/models/fields/__init__.py, 2,900
   lines: its parse alone is most of the cost), a function appended to it (new name and
   references: the edges are resolved again), and a comment appended to a mid-sized file
@@ -140,6 +141,7 @@ async def through_mcp(
         for edit, _file, _text in EDITS
         for tool in ("dependents", "duplicates")
     }
+    after["dependents_idle"] = []  # the control: a call after the same pause, no edit
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         start = time.perf_counter()
@@ -158,6 +160,10 @@ async def through_mcp(
         originals = {rel: (root / rel).read_bytes() for _edit, rel, _text in EDITS if edits}
         try:
             for n in range(edits):
+                await anyio.sleep(0.4)
+                start = time.perf_counter()
+                await session.call_tool("dependents", cases["dependents"])
+                after["dependents_idle"].append(time.perf_counter() - start)
                 for edit, rel, text in EDITS:
                     for tool in ("dependents", "duplicates"):
                         added = text.format(n=f"{n}_{tool}").encode()
@@ -244,9 +250,9 @@ def main() -> None:
             "process_ms": round(proc * 1000, 1),
             "x_faster": round(proc / p50, 1),
         }
-        for edit, _file, _text in EDITS:
+        for edit in (*(e[0] for e in EDITS), "idle"):
             key = f"{name}_{edit}"
-            if key in served["after_edit"]:
+            if served["after_edit"].get(key):
                 after = statistics.median(served["after_edit"][key])
                 rows[name][f"after_{edit}_ms"] = round(after * 1000, 1)
                 rows[name][f"after_{edit}_x_warm"] = round(after / p50, 1)

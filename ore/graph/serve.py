@@ -329,6 +329,8 @@ class _Ahead:
     work (it holds the lock), as it would have done it. A failed refresh is left to the next
     call, which does it again and answers its error."""
 
+    QUIET = 0.01
+
     def __init__(self, warm: WarmGraph) -> None:
         self._warm = warm
         self._current: Watch | None = None
@@ -367,8 +369,21 @@ class _Ahead:
                     with contextlib.suppress(OSError):
                         os.read(self._wake_r, 64)
                 elif not self._stopped and watched is not None and fd == watched.fileno():
+                    self._settle(watched)
                     with contextlib.suppress(Exception):
                         self._warm.graph()
+
+    def _settle(self, watch: Watch) -> None:
+        """Wait until no event has come for `QUIET` seconds: a file written in several steps
+        (emptied, then written) is read once it is whole, not half-written (which can change
+        every edge twice). A call at once does not wait for this: it reads the edit itself."""
+        queued = watch.queued()
+        while not self._stopped and queued >= 0:
+            time.sleep(self.QUIET)
+            now = watch.queued()
+            if now == queued:
+                return
+            queued = now
 
     def stop(self) -> None:
         self._stopped = True

@@ -120,6 +120,18 @@ class Watch:
         """The inotify descriptor: readable once an event is queued (`serve` waits on it)."""
         return self._fd
 
+    def queued(self) -> int:
+        """How many bytes of events wait to be read (-1 when that cannot be told), without
+        reading them: an edit still being written keeps adding events."""
+        try:
+            import fcntl
+            import termios
+
+            got = fcntl.ioctl(self._fd, termios.FIONREAD, b"\0\0\0\0")
+        except (ImportError, OSError):
+            return -1
+        return int.from_bytes(got, sys.byteorder, signed=True)
+
     def close(self) -> None:
         """Stop watching."""
         with contextlib.suppress(OSError):
