@@ -23,8 +23,8 @@ from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
 from ..index.source import read_source
 from ..results import CloneGroup, Occurrence
-from .shapes import FileShape, TextLines, family, line_tokens
-from .trivial import idiom_run, import_lines, trivial_run
+from .shapes import FileShape, TextLines, line_tokens
+from .trivial import idiom_run, trivial_run
 
 __all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
 
@@ -44,7 +44,6 @@ class LineEnds:
         self.root, self.shapes = root, shapes
         self.lines: dict[str, list[str]] = {}
         self.tokens: dict[tuple[str, int], list[str]] = {}
-        self.imported: dict[str, frozenset[int]] = {}
 
     def _lines(self, path: str) -> list[str]:
         lines = self.lines.get(path)
@@ -52,14 +51,6 @@ class LineEnds:
             data = read_source(self.root, path, limit=MAX_BYTES) or b""
             lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
         return lines
-
-    def imports(self, path: str) -> frozenset[int]:
-        """The numbers of the file's lines that are part of an import statement."""
-        found = self.imported.get(path)
-        if found is None:
-            language = family(self.shapes[path].language)
-            found = self.imported[path] = import_lines(language, "\n".join(self._lines(path)))
-        return found
 
     def __call__(self, path: str, number: int) -> list[str]:
         found = self.tokens.get((path, number))
@@ -128,7 +119,7 @@ def line_groups(
                 one, two = (f, p, n, before, after), (h, q, n, before, after)
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
-    idiom = _Idiom(views, files, ends, min_tokens) if exact else None
+    idiom = _Idiom(views, min_tokens) if exact else None
     return _grouped(views, files, kind, spans, m, min_tokens, idiom)
 
 
@@ -274,23 +265,15 @@ def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) ->
 
 class _Idiom:
     """Whether an exact run is idiom, not a copy (`trivial.idiom_run`), judged on its whole
-    lines (the same at every place); import lines are read from the file (`LineEnds`)."""
+    lines (the same at every place)."""
 
-    def __init__(
-        self, views: list[TextLines], files: list[str], ends: LineEnds | None, min_tokens: int
-    ) -> None:
-        self.views, self.files, self.ends, self.min_tokens = views, files, ends, min_tokens
+    def __init__(self, views: list[TextLines], min_tokens: int) -> None:
+        self.views, self.min_tokens = views, min_tokens
 
     def __call__(self, places: list[Span]) -> bool:
         f, i, n, _b, _a = places[0]
-        numbers, _keys, tokens = self.views[f]
-        if idiom_run(tokens[i : i + n], min_tokens=self.min_tokens):
-            return True
-        if self.ends is None:
-            return False
-        found = self.ends.imports(self.files[f])  # read only for runs not judged already
-        imports = [k in found for k in numbers[i : i + n]]
-        return idiom_run(tokens[i : i + n], imports, min_tokens=self.min_tokens)
+        _numbers, _keys, tokens = self.views[f]
+        return idiom_run(tokens[i : i + n], min_tokens=self.min_tokens)
 
 
 def _grouped(
