@@ -11,7 +11,8 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
   cache's staleness rule, size and mtime, then the content hash of racy files);
 - files that changed (no source file came or went): the graph is patched in memory
   (`_patched`): those files alone are parsed again (incrementally from their last tree when
-  this process parsed them before: `index.languages.parse`); when what edges are built from
+  this process parsed them before: `index.languages.parse`, and their records by revisiting
+  only the top-level nodes the edit touched: `index.revisit`); when what edges are built from
   (imports, references, defined names) is unchanged, the edges, adjacency, degrees and PageRank
   carry over; when only references or names changed, only the reference edges of the files
   that can change are built again (`edges.referring`: the edited files and the users of a name
@@ -25,7 +26,8 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
   digest, clone groups by the contents they read).
 
 Right after the graph is opened, the next call stats everything once: an edit made between
-discovery and the start of the watch is seen too.
+discovery and the start of the watch is seen too. With `ahead` (`ore mcp`), a thread runs the
+same refresh when the watch reports an event (`_Ahead`), so a call coming later finds it done.
 """
 
 from __future__ import annotations
