@@ -163,7 +163,7 @@ def _parts(language: str, data: bytes, tree: Any, kids: list[Any]) -> list[Part]
 
 
 def _captured(
-    language: str, data: bytes, caps: dict[str, list[Any]], written: bytes | None = None
+    language: str, data: bytes, caps: dict[str, Any], written: bytes | None = None
 ) -> Part:
     """What the captures `caps` (of a whole tree, or of one top-level node) add to a record."""
     symbols: list[tuple[int, str, int, Symbol]] = []

@@ -188,7 +188,8 @@ def revisited(
             _Piece(kid.start_byte, kid.end_byte, kid.start_point[0], part)
             for kid, part in zip(kids, parts, strict=True)
         )
-        bare, qualified = Counter(), Counter()
+        bare: Counter[bytes] = Counter()
+        qualified: Counter[bytes] = Counter()
         for part in parts:
             bare.update(part.bare)
             qualified.update(part.qualified)
@@ -209,7 +210,8 @@ def revisited(
             ),
             *after,
         )
-        more_bare, more_qualified = Counter(), Counter()  # what the edit added and took away
+        more_bare: Counter[bytes] = Counter()  # what the edit added and took away
+        more_qualified: Counter[bytes] = Counter()
         for piece in gone:
             more_bare.subtract(piece.part.bare)
             more_qualified.subtract(piece.part.qualified)
