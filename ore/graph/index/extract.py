@@ -100,10 +100,10 @@ def extract(
         except UnicodeDecodeError:
             non_utf8 = True
     parser, _query = parser_and_query(language)
-    if parser is None:
+    tree = parse(language, data, path) if parser is not None else None
+    if tree is None:  # no grammar for the language: its lines counted, nothing parsed
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         return FileIndex(path, language, size, mtime_ns, digest, lines, (), (), (), False, non_utf8)
-    tree = parse(language, data, path)
     if tree.root_node.has_error and language in _RECOVERED:
         return _recovered(path, language, data, tree, size, mtime_ns, digest, non_utf8)
     edit = edit_of(tree) if path else None

@@ -233,9 +233,9 @@ def _structure(
     if record.language == "python" and sample:
         checked += 2
         if _BARE_EXCEPT.search(text) and bare / len(sample) < 1 - DOMINANT:
-            share = bare / len(sample)
+            bare_share = bare / len(sample)
             bad.append(
-                f"bare `except:` appears in {share:.0%} of {label}'s files; the snippet has one"
+                f"bare `except:` appears in {bare_share:.0%} of {label}'s files; the snippet has one"
             )
         code = _DOCSTRING.sub("", _MAIN.split(text, 1)[0])
         if _PRINT.search(code) and logs >= _LOGGING_FILES and logs > prints:

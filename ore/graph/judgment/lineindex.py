@@ -82,10 +82,10 @@ class LineIndex:
 
     def _add(self, path: str, shape: FileShape) -> None:
         lines, functions = self._keys(shape)
-        for key in lines:
-            self._lines.setdefault(key, []).append(path)
-        for key in functions:
-            self._functions.setdefault(key, []).append(path)
+        for line in lines:
+            self._lines.setdefault(line, []).append(path)
+        for function in functions:
+            self._functions.setdefault(function, []).append(path)
         self._shapes[path] = shape
         self.built += 1
 
@@ -94,10 +94,10 @@ class LineIndex:
         if shape is None:
             return
         lines, functions = self._keys(shape)
-        for key in lines:
-            _remove(self._lines, key, path)
-        for key in functions:
-            _remove(self._functions, key, path)
+        for line in lines:
+            _remove(self._lines, line, path)
+        for function in functions:
+            _remove(self._functions, function, path)
 
 
 def _remove(table: dict[Any, list[str]], key: object, path: str) -> None:

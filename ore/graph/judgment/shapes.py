@@ -374,6 +374,8 @@ def functions(
     import tree_sitter
 
     tree = parse(language, data)  # the index's own tree of a file it just parsed
+    if tree is None:
+        return (), False
     found = tree_sitter.QueryCursor(query).captures(tree.root_node).get("f", [])
     out = []
     for node in sorted(found, key=_start_byte):
@@ -381,14 +383,15 @@ def functions(
         if profile or node.has_error:  # profiles are large; a broken function may parse
             known = _shaped(node, end > start, profile)  # otherwise elsewhere: neither kept
         else:  # its name, shape and size follow from its text and column alone (`_SHAPED`)
-            digest = hashlib.blake2b(node.text, digest_size=16).digest()
+            digest = hashlib.blake2b(node.text or b"", digest_size=16).digest()
             key = (language, profile, end > start, node.start_point[1], digest)
-            known = _SHAPED.get(key)
-            if known is None:
-                known = _shaped(node, end > start, profile)
+            kept = _SHAPED.get(key)
+            if kept is None:
+                kept = _shaped(node, end > start, profile)
                 if len(_SHAPED) >= _SHAPED_MAX:
                     _SHAPED.clear()
-                _SHAPED[key] = known
+                _SHAPED[key] = kept
+            known = kept
         name, shape, nodes, kinds, doc = known
         out.append(Function(name, start, end, shape, nodes, kinds, doc))
     return tuple(out), bool(tree.root_node.has_error)

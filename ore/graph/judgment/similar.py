@@ -308,8 +308,8 @@ def _anchor_shape(
     if name is not None:
         s, path = _defined(g, name)
         shape = load_shapes(g, [path]).get(path)
-        for fn in shape.functions if shape else ():
-            if fn.start == s.line and fn.shape:
+        for fn in shape.functions if shape is not None else ():
+            if fn.start == s.line and fn.shape and shape is not None:
                 return fn, _lines_of(shape, fn), path, g.index.files[path].language
         raise GraphError(f"'{name}' has no body to compare by shape")
     lang = dominant_language(g, language)
@@ -336,7 +336,7 @@ def _by_shape(
     paths = [p for p in select(g) if family(g.index.files[p].language) == fam]
     kinds = dict(anchor.profile)
     norm = math.sqrt(sum(v * v for v in kinds.values())) or 1.0
-    matcher = SequenceMatcher(autojunk=False)
+    matcher = SequenceMatcher[int](None, (), (), autojunk=False)
     matcher.set_seq2(lines)
     out = []
     for path, shape in load_shapes(g, paths).items():
