@@ -64,9 +64,7 @@ print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 #: Run in a fresh process: one whole `ore` turn through `ore.cli.main`, with the log's code
 #: loaded ahead (`ahead`) or not (`load_ahead` replaced by nothing: the log then loads after the
 #: answer, as before). Prints the wall time of `keep_turn` (all that follows the answer for the
-#: log), of the whole `main`, and the process's CPU time. Not evidence on its own: run on an
-#: install without `load_ahead` (the two runs then the same code) it gave 2.1 against 5.5 ms
-#: for `keep_turn`, an unexplained bias as large as the effect; the whole turns are the measure.
+#: log), of the whole `main`, and the process's CPU time.
 AFTER_ANSWER = """
 import json, resource, sys, time
 import ore.cli.log as log
