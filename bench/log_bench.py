@@ -61,31 +61,6 @@ record(artifact, session=None, seconds=result.seconds)
 marks.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
-#: Run in a fresh process: one whole `ore` turn through `ore.cli.main`, with the log's code
-#: loaded ahead (`ahead`) or not (`load_ahead` replaced by nothing: the log then loads after the
-#: answer, as before). Prints the wall time of `keep_turn` (all that follows the answer for the
-#: log), of the whole `main`, and the process's CPU time.
-AFTER_ANSWER = """
-import json, resource, sys, time
-import ore.cli.log as log
-if sys.argv[1] != "ahead":
-    log.load_ahead = lambda: None
-keep, spent = log.keep_turn, []
-def timed(result):
-    start = time.perf_counter()
-    keep(result)
-    spent.append(time.perf_counter() - start)
-log.keep_turn = timed
-from ore.cli import main
-start = time.perf_counter()
-try:
-    main(["--model", "llama3.2:latest", "hi"])
-except SystemExit:
-    pass
-whole = time.perf_counter() - start
-used = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps([spent[0], whole, used.ru_utime + used.ru_stime]), file=sys.stderr)
-"""
 PARTS = (
     "import ore.artifacts",
     "build the artifact",
@@ -139,28 +114,6 @@ def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, ob
         out[f"{what}: median paired difference"] = statistics.median(paired)
         out[f"{what}: its 95% interval, low"] = low
         out[f"{what}: its 95% interval, high"] = high
-    after: dict[str, list[list[float]]] = {"ahead": [], "after the answer": []}
-    for number in range(turn_runs):
-        kinds = ["ahead", "after the answer"]
-        for kind in kinds if number % 2 == 0 else kinds[::-1]:
-            done = subprocess.run(
-                [PY, "-c", AFTER_ANSWER, kind], env=env, capture_output=True, text=True, check=True
-            )
-            after[kind].append(json.loads(done.stderr.strip().splitlines()[-1]))
-    for kind, rows in after.items():
-        for index, what in enumerate(("keep_turn (after the answer)", "main()", "process CPU")):
-            name = f"in process, log loaded {kind}: {what}, median"
-            out[name] = statistics.median(row[index] for row in rows)
-    paired = [a[0] - b[0] for a, b in zip(after["after the answer"], after["ahead"], strict=True)]
-    low, high = _interval(paired, rng)
-    out["in process: keep_turn saved by loading ahead, median paired"] = statistics.median(paired)
-    out["in process: its 95% interval, low"] = low
-    out["in process: its 95% interval, high"] = high
-    paired = [a[1] - b[1] for a, b in zip(after["after the answer"], after["ahead"], strict=True)]
-    low, high = _interval(paired, rng)
-    out["in process: main() saved by loading ahead, median paired"] = statistics.median(paired)
-    out["in process: main() saved, 95% interval, low"] = low
-    out["in process: main() saved, 95% interval, high"] = high
     inside = []
     for _ in range(runs):
         done = subprocess.run(
