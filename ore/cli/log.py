@@ -420,38 +420,7 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
 
 #: The loading ahead of this process's turn: its thread, and the connection it opened (with
 #: the log's path and file) once it is done; taken by `keep_turn` or `drop_ahead`.
-#: The thread starts when the turn's thread is waiting, `go` when the answer is there, `stop`
-#: when the turn failed.
-_ahead: list[
-    tuple[
-        threading.Thread,
-        list[tuple[Path, tuple[int, int] | None, Any, Any]],
-        threading.Event,
-        threading.Event,
-    ]
-] = []
-#: The turn's thread is taken as waiting (for the model: the GIL is free) once it used less
-#: than `_IDLE_CPU` seconds of CPU in `_POLL` seconds.
-_POLL, _IDLE_CPU = 0.002, 0.0004
-
-
-def _when_waiting(turn: int, go: threading.Event) -> None:
-    """Return once thread `turn` (the turn's) spends a poll interval nearly without CPU (it
-    waits on the model's socket), or once `go` is set. Loading while the turn's thread is busy
-    (its own imports, building the request) would only take the GIL from it: nothing gained."""
-    try:
-        clock = time.pthread_getcpuclockid(turn)
-        used = time.clock_gettime(clock)
-    except (AttributeError, OSError):
-        return
-    while not go.wait(_POLL):
-        try:
-            now = time.clock_gettime(clock)
-        except OSError:
-            return
-        if now - used < _IDLE_CPU:
-            return
-        used = now
+_ahead: list[tuple[threading.Thread, list[tuple[Path, tuple[int, int] | None, Any, Any]]]] = []
 
 
 def load_ahead() -> None:
@@ -459,8 +428,7 @@ def load_ahead() -> None:
     and a connection to an existing log: about 4.5 ms of CPU) in a thread of its own, for a
     turn that will be logged: the main thread spends most of a turn waiting on the model's
     socket with the GIL free, so after the answer only the record is left. Called only when
-    the turn is logged (`--no-log`, the log off and `--dry-run` start no thread). It starts
-    when the turn's thread waits (`_when_waiting`), or when the answer is there. Python's
+    the turn is logged (`--no-log`, the log off and `--dry-run` start no thread). Python's
     per-module import locks make the main thread wait for a module this thread is still
     loading, never load it twice. Anything that fails here is left to `keep_turn`, which does
     it again and says what fails in its one line, so this thread prints nothing; a log not
@@ -472,13 +440,9 @@ def load_ahead() -> None:
     drop_ahead()  # an earlier turn's, should it have failed before its thread was done
 
     opened: list[tuple[Path, tuple[int, int] | None, Any, Any]] = []
-    go, stop, turn = threading.Event(), threading.Event(), threading.get_ident()
 
     def load() -> None:
         try:
-            _when_waiting(turn, go)
-            if stop.is_set():
-                return
             import sqlite3  # noqa: F401
 
             from ..artifacts import build_artifact  # noqa: F401
@@ -493,7 +457,7 @@ def load_ahead() -> None:
             pass
 
     thread = threading.Thread(target=load, name="ore-log-ahead", daemon=True)
-    _ahead.append((thread, opened, go, stop))
+    _ahead.append((thread, opened))
     thread.start()
 
 
@@ -503,10 +467,7 @@ def _taken(wait: bool) -> tuple[Path, Any, Any] | None:
     aside or replaced meanwhile is left alone, closed without a checkpoint); None otherwise."""
     if not _ahead:
         return None
-    thread, opened, go, stop = _ahead.pop()
-    if not wait:
-        stop.set()
-    go.set()
+    thread, opened = _ahead.pop()
     if wait:
         thread.join()
     if thread.is_alive() or not opened:
