@@ -434,10 +434,10 @@ def load_ahead() -> None:
     it again and says what fails in its one line, so this thread prints nothing; a log not
     yet made is made by the write, as before (a failed turn creates none). A daemon: a turn
     that fails meanwhile never waits for it at exit. A REPL's later turns find the code
-    loaded: their thread only opens the log."""
+    loaded and start none (their record opens the log)."""
+    if "ore.log.records" in sys.modules:
+        return
     import threading
-
-    drop_ahead()  # an earlier turn's, should it have failed before its thread was done
 
     opened: list[tuple[Path, tuple[int, int] | None, Any, Any]] = []
 
@@ -467,11 +467,12 @@ def _taken(wait: bool) -> tuple[Path, Any, Any] | None:
     aside or replaced meanwhile is left alone, closed without a checkpoint); None otherwise."""
     if not _ahead:
         return None
-    thread, opened = _ahead.pop()
+    thread, opened = _ahead[0]
     if wait:
         thread.join()
     if thread.is_alive() or not opened:
         return None
+    _ahead.clear()
     from ..log import close_written, file_id
 
     where, found, db, reader = opened.pop()
@@ -483,7 +484,7 @@ def _taken(wait: bool) -> tuple[Path, Any, Any] | None:
 
 def drop_ahead() -> None:
     """A turn that failed: close what was opened ahead for it, as a record closes, so that the
-    exit does not checkpoint the log (a thread still at it is left alone: a daemon)."""
+    exit does not checkpoint the log (a thread still at it is left to the exit)."""
     found = _taken(wait=False)
     if found is not None:
         from ..log import close_written
