@@ -420,7 +420,7 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
 
 #: The loading ahead of this process's turn: its thread, and the connection it opened (with
 #: the log's path and file) once it is done; taken by `keep_turn` or `drop_ahead`.
-_ahead: list[tuple[threading.Thread, list[tuple[Path, tuple[int, int] | None, Any, Any]]]] = []
+_ahead: list[tuple[threading.Thread, list[tuple[Path, tuple[int, int] | None, Any]]]] = []
 
 
 def load_ahead() -> None:
@@ -439,20 +439,19 @@ def load_ahead() -> None:
         return
     import threading
 
-    opened: list[tuple[Path, tuple[int, int] | None, Any, Any]] = []
+    opened: list[tuple[Path, tuple[int, int] | None, Any]] = []
 
     def load() -> None:
         try:
             import sqlite3  # noqa: F401
 
             from ..artifacts import build_artifact  # noqa: F401
-            from ..log import connect, file_id, log_path, open_reader, record  # noqa: F401
+            from ..log import close_written, connect, file_id, log_path, record  # noqa: F401
 
             where = log_path()
-            found = file_id(where)  # before: a file swapped in meanwhile is never taken for it
             db = connect(where, create=False)
             if db is not None:
-                opened.append((where, found, db, open_reader(where)))
+                opened.append((where, file_id(where), db))
         except BaseException:  # never a traceback from this thread
             pass
 
@@ -461,10 +460,10 @@ def load_ahead() -> None:
     thread.start()
 
 
-def _taken(wait: bool) -> tuple[Path, Any, Any] | None:
-    """The connections opened ahead (the writer and its reader), if their thread is done
-    (waited for when `wait`) and the log's path still names the file they opened (one moved
-    aside or replaced meanwhile is left alone, closed without a checkpoint); None otherwise."""
+def _taken(wait: bool) -> tuple[Path, Any] | None:
+    """The connection opened ahead, if its thread is done (waited for when `wait`) and the
+    log's path still names the file it opened (one moved aside or replaced meanwhile is left
+    alone, closed without a checkpoint); None otherwise."""
     if not _ahead:
         return None
     thread, opened = _ahead[0]
@@ -475,10 +474,10 @@ def _taken(wait: bool) -> tuple[Path, Any, Any] | None:
     _ahead.clear()
     from ..log import close_written, file_id
 
-    where, found, db, reader = opened.pop()
+    where, found, db = opened.pop()
     if found is not None and file_id(where) == found:
-        return where, db, reader
-    close_written(db, where, reader)
+        return where, db
+    close_written(db, where)
     return None
 
 
@@ -489,7 +488,7 @@ def drop_ahead() -> None:
     if found is not None:
         from ..log import close_written
 
-        close_written(found[1], found[0], found[2])
+        close_written(found[1], found[0])
 
 
 def keep_turn(result: TurnResult) -> None:
@@ -512,8 +511,7 @@ def keep_turn(result: TurnResult) -> None:
         if found is None:
             record(artifact, session=name, seconds=seconds)
         else:
-            where, db, reader = found
-            record(artifact, session=name, seconds=seconds, path=where, opened=db, reader=reader)
+            record(artifact, session=name, seconds=seconds, path=found[0], opened=found[1])
 
     failed = _waited_out(write)
     if isinstance(failed, LogError):

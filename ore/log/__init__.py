@@ -25,7 +25,7 @@ from .._lazy import exports
 
 if TYPE_CHECKING:
     from .dates import parse_date
-    from .db import LOG_NAME, LogError, close_written, connect, file_id, log_path, open_reader
+    from .db import LOG_NAME, LogError, close_written, connect, file_id, log_path
     from .queries import (
         Usage,
         export,
@@ -61,7 +61,6 @@ __all__ = [
     "list_turns",
     "load_artifact",
     "log_path",
-    "open_reader",
     "parse_date",
     "prune",
     "record",
@@ -82,7 +81,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "connect": ".db",
             "file_id": ".db",
             "log_path": ".db",
-            "open_reader": ".db",
             "Usage": ".queries",
             "export": ".queries",
             "export_rows": ".queries",

@@ -30,7 +30,6 @@ __all__ = [
     "connect",
     "file_id",
     "log_path",
-    "open_reader",
     "transaction",
 ]
 
@@ -220,9 +219,7 @@ def _newer(path: Path, version: int) -> LogError:
     )
 
 
-def close_written(
-    db: sqlite3.Connection, path: Path, reader: sqlite3.Connection | None = None
-) -> None:
+def close_written(db: sqlite3.Connection, path: Path) -> None:
     """Close a connection that has just written a turn, leaving the turn in the write-ahead log
     rather than checkpointing it into the database.
 
@@ -245,42 +242,28 @@ def close_written(
     30 s or so; before, a turn was on disk when its process ended), never the file, since every
     checkpoint still syncs the log before copying it into the database and the database before
     the log is reused. If the read-only connection cannot be had, the writer closes as before.
-    `reader`: that connection, made by `open_reader` ahead of the turn (0.3 ms of the record).
     """
+    import sqlite3
+
     try:
         grown = os.stat(f"{path}-wal").st_size >= WAL_LIMIT_BYTES
     except OSError:
         grown = False
     if grown:
-        if reader is not None:
-            reader.close()
         db.close()  # the last one checkpoints and removes the log; else a later one will
         return
-    if reader is None:
-        reader = open_reader(path)
     try:
-        db.close()  # the last one, without a reader: it checkpoints, as before
-    finally:
-        if reader is not None:
-            reader.close()
-
-
-def open_reader(path: Path) -> sqlite3.Connection | None:
-    """A read-only connection to the log at `path` holding its shared lock, so that a writer
-    closing before it is not the last (`close_written`); None when it cannot be had (the
-    writer then checkpoints: slower, never unsafe)."""
-    import sqlite3
-
-    try:
-        reader = sqlite3.connect(
-            _read_only(path), uri=True, isolation_level=None, check_same_thread=False
-        )
+        reader = sqlite3.connect(_read_only(path), uri=True, isolation_level=None)
     except sqlite3.Error:
-        return None
-    # Its shared lock, no schema read; failing, the writer may be the last and checkpoint.
-    with suppress(sqlite3.Error):
-        reader.execute("PRAGMA user_version").fetchone()
-    return reader
+        db.close()  # the last one: it checkpoints, as before
+        return
+    try:
+        reader.execute("PRAGMA user_version").fetchone()  # its shared lock, no schema read
+    except sqlite3.Error:
+        pass  # then the writer may be the last, and checkpoints: slower, never unsafe
+    finally:
+        db.close()
+        reader.close()
 
 
 def _read_only(path: Path) -> str:

@@ -37,12 +37,10 @@ def record(
     seconds: float | None = None,
     path: Path | None = None,
     opened: sqlite3.Connection | None = None,
-    reader: sqlite3.Connection | None = None,
 ) -> int:
     """Keep one completed turn in the log; its id. A turn already logged (the same execution
-    id) is kept once. `opened` and `reader`: connections `connect` and `open_reader` made to
-    `path` ahead of the turn (the caller has checked that `path` is still the file they
-    opened, `file_id`); both are closed.
+    id) is kept once. `opened`: a connection `connect` made to `path` ahead of the turn (the
+    caller has checked that `path` is still the file it opened, `same_file`); it is closed.
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
@@ -101,4 +99,4 @@ def record(
     except sqlite3.Error as exc:
         raise failure(where, exc) from None
     finally:
-        close_written(db, where, reader)
+        close_written(db, where)
