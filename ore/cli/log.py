@@ -18,9 +18,7 @@ import click
 from .console import is_terminal, json_text, note, out, print_json, reported, visible, warn
 
 if TYPE_CHECKING:
-    import threading
     from collections.abc import Callable
-    from pathlib import Path
 
     from ..artifacts import ExecutionArtifact
     from ..log import LoggedTurn
@@ -30,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = [
     "LOG_RULE",
     "continued",
-    "drop_ahead",
     "keep_turn",
     "load_ahead",
     "log",
@@ -418,77 +415,30 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
         return False
 
 
-#: The loading ahead of this process's turn: its thread, and the connection it opened (with
-#: the log's path and file) once it is done; taken by `keep_turn` or `drop_ahead`.
-_ahead: list[tuple[threading.Thread, list[tuple[Path, tuple[int, int] | None, Any]]]] = []
-
-
 def load_ahead() -> None:
-    """Start loading what `keep_turn` needs (`sqlite3`, the log's writer, the artifact code,
-    and a connection to an existing log: about 4.5 ms of CPU) in a thread of its own, for a
-    turn that will be logged: the main thread spends most of a turn waiting on the model's
-    socket with the GIL free, so after the answer only the record is left. Called only when
-    the turn is logged (`--no-log`, the log off and `--dry-run` start no thread). Python's
-    per-module import locks make the main thread wait for a module this thread is still
-    loading, never load it twice. Anything that fails here is left to `keep_turn`, which does
-    it again and says what fails in its one line, so this thread prints nothing; a log not
-    yet made is made by the write, as before (a failed turn creates none). A daemon: a turn
-    that fails meanwhile never waits for it at exit. A REPL's later turns find the code
-    loaded and start none (their record opens the log)."""
+    """Start loading what `keep_turn` needs (`sqlite3`, the log's writer, the artifact code:
+    about 3.5 ms of CPU) in a thread of its own, for a turn that will be logged: the main
+    thread spends most of a turn waiting on the model's socket with the GIL free, so after the
+    answer only the record is left. Called only when the turn is logged (`--no-log`, the log
+    off and `--dry-run` start no thread). Python's per-module import locks make the main
+    thread wait for a module this thread is still loading, never load it twice; anything
+    that fails here is left for `keep_turn`, whose import fails the same way and says so in
+    its one line, so this thread prints nothing. A daemon: a turn that fails meanwhile never
+    waits for it at exit. A REPL's later turns find it all loaded and start none."""
     if "ore.log.records" in sys.modules:
         return
     import threading
-
-    opened: list[tuple[Path, tuple[int, int] | None, Any]] = []
 
     def load() -> None:
         try:
             import sqlite3  # noqa: F401
 
             from ..artifacts import build_artifact  # noqa: F401
-            from ..log import close_written, connect, file_id, log_path, record  # noqa: F401
-
-            where = log_path()
-            db = connect(where, create=False)
-            if db is not None:
-                opened.append((where, file_id(where), db))
+            from ..log import record  # noqa: F401
         except BaseException:  # never a traceback from this thread
             pass
 
-    thread = threading.Thread(target=load, name="ore-log-ahead", daemon=True)
-    _ahead.append((thread, opened))
-    thread.start()
-
-
-def _taken(wait: bool) -> tuple[Path, Any] | None:
-    """The connection opened ahead, if its thread is done (waited for when `wait`) and the
-    log's path still names the file it opened (one moved aside or replaced meanwhile is left
-    alone, closed without a checkpoint); None otherwise."""
-    if not _ahead:
-        return None
-    thread, opened = _ahead[0]
-    if wait:
-        thread.join()
-    if thread.is_alive() or not opened:
-        return None
-    _ahead.clear()
-    from ..log import close_written, file_id
-
-    where, found, db = opened.pop()
-    if found is not None and file_id(where) == found:
-        return where, db
-    close_written(db, where)
-    return None
-
-
-def drop_ahead() -> None:
-    """A turn that failed: close what was opened ahead for it, as a record closes, so that the
-    exit does not checkpoint the log (a thread still at it is left to the exit)."""
-    found = _taken(wait=False)
-    if found is not None:
-        from ..log import close_written
-
-        close_written(found[1], found[0])
+    threading.Thread(target=load, name="ore-log-ahead", daemon=True).start()
 
 
 def keep_turn(result: TurnResult) -> None:
@@ -505,15 +455,7 @@ def keep_turn(result: TurnResult) -> None:
     saved = kept is not None and kept.saved == len(kept.session.messages)
     name = kept.name if kept is not None and saved else None
     artifact, seconds = result.artifact, result.seconds
-
-    def write() -> None:
-        found = _taken(wait=True)  # in the writer's thread: a signal is heard meanwhile
-        if found is None:
-            record(artifact, session=name, seconds=seconds)
-        else:
-            record(artifact, session=name, seconds=seconds, path=found[0], opened=found[1])
-
-    failed = _waited_out(write)
+    failed = _waited_out(lambda: record(artifact, session=name, seconds=seconds))
     if isinstance(failed, LogError):
         warn(f"this turn is not logged: {failed.message}")
     elif failed is not None:  # logging must never cost the user the answer

@@ -50,7 +50,7 @@ def run_and_show(
     from dataclasses import replace
 
     from ..turn import TurnNotKept, run_turn
-    from .log import drop_ahead, keep_turn, load_ahead, logging_enabled
+    from .log import keep_turn, load_ahead, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
 
     # The log keeps the turn's artifact: have it built ("-": built, not written).
@@ -76,10 +76,6 @@ def run_and_show(
         )
     except TurnNotKept as exc:
         result, not_kept = exc.result, exc
-    except BaseException:
-        if logged:
-            drop_ahead()
-        raise
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
     after_call(result, display, sink)

@@ -25,7 +25,7 @@ from .._lazy import exports
 
 if TYPE_CHECKING:
     from .dates import parse_date
-    from .db import LOG_NAME, LogError, close_written, connect, file_id, log_path
+    from .db import LOG_NAME, LogError, connect, log_path
     from .queries import (
         Usage,
         export,
@@ -50,12 +50,10 @@ __all__ = [
     "LogError",
     "LoggedTurn",
     "Usage",
-    "close_written",
     "connect",
     "excerpt",
     "export",
     "export_rows",
-    "file_id",
     "find",
     "latest",
     "list_turns",
@@ -77,9 +75,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "parse_date": ".dates",
             "LOG_NAME": ".db",
             "LogError": ".db",
-            "close_written": ".db",
             "connect": ".db",
-            "file_id": ".db",
             "log_path": ".db",
             "Usage": ".queries",
             "export": ".queries",

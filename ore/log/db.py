@@ -23,15 +23,7 @@ from .schema import MIGRATIONS, SCHEMA_VERSION
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = [
-    "LOG_NAME",
-    "LogError",
-    "close_written",
-    "connect",
-    "file_id",
-    "log_path",
-    "transaction",
-]
+__all__ = ["LOG_NAME", "LogError", "close_written", "connect", "log_path", "transaction"]
 
 #: The log's file name under `$ORE_HOME`.
 LOG_NAME = "log.db"
@@ -153,16 +145,6 @@ def connect(path: Path | None = None, *, create: bool = True) -> sqlite3.Connect
         db.close()
         raise failure(path, exc) from None
     return db
-
-
-def file_id(path: Path) -> tuple[int, int] | None:
-    """The file at `path` (device, inode), never following a link; None when there is none. A
-    connection opened ahead of a turn is used only while the path still names its file."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def failure(path: Path, exc: BaseException) -> LogError:

@@ -14,8 +14,6 @@ from ..errors import OreError
 from .db import LogError, close_written, connect, failure, log_path, transaction
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from ..artifacts import ExecutionArtifact
 
 __all__ = ["EXCERPT_CHARS", "excerpt", "record"]
@@ -36,11 +34,9 @@ def record(
     session: str | None = None,
     seconds: float | None = None,
     path: Path | None = None,
-    opened: sqlite3.Connection | None = None,
 ) -> int:
     """Keep one completed turn in the log; its id. A turn already logged (the same execution
-    id) is kept once. `opened`: a connection `connect` made to `path` ahead of the turn (the
-    caller has checked that `path` is still the file it opened, `same_file`); it is closed.
+    id) is kept once.
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
@@ -72,7 +68,7 @@ def record(
         artifact.relation,
         excerpt(artifact.prompt),
     )
-    db = connect(where) if opened is None else opened
+    db = connect(where)
     assert db is not None
     try:
         with transaction(db):
