@@ -15,7 +15,7 @@ turns.
    varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
    middling and a common word, two words) and `ore log list -n 20` run as whole processes.
 
-    python bench/log_bench.py [--runs 15] [--turn-runs 201] [--turns 100000] [--delay 0] [--json]
+    python bench/log_bench.py [--runs 15] [--turn-runs 201] [--turns 100000] [--json]
 
 Targets: logging <= 5 ms a turn; `ore log search` < 200 ms and `ore log list -n 20` < 150 ms
 over 100,000 turns.
@@ -241,22 +241,13 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--part", choices=("all", "logging", "reading"), default="all")
-    parser.add_argument(
-        "--delay",
-        type=float,
-        default=0.0,
-        help="seconds the imitation waits before each answer (a model's time to answer: the "
-        "log's code loads meanwhile); 0, the default, leaves none to load it in",
-    )
     args = parser.parse_args()
 
-    server, url = start_server(
-        "fake_ollama.py", *(("--delay", str(args.delay)) if args.delay else ())
-    )
+    server, url = start_server("fake_ollama.py")
     home = Path(tempfile.mkdtemp(prefix="ore-log-bench-"))
     env = clean_env(OLLAMA_HOST=url, ORE_HOME=str(home), HOME=str(home), NO_COLOR="1")
     try:
-        results: dict[str, object] = {"load average": os.getloadavg(), "delay": args.delay}
+        results: dict[str, object] = {"load average": os.getloadavg()}
         if args.part in ("all", "logging"):
             results["logging"] = logging_cost(env, args.turn_runs, args.runs)
         if args.part in ("all", "reading"):

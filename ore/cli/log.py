@@ -25,15 +25,7 @@ if TYPE_CHECKING:
     from ..turn import TurnResult
     from .options import Options
 
-__all__ = [
-    "LOG_RULE",
-    "continued",
-    "keep_turn",
-    "load_ahead",
-    "log",
-    "logging_enabled",
-    "parse_ref",
-]
+__all__ = ["LOG_RULE", "continued", "keep_turn", "log", "logging_enabled", "parse_ref"]
 
 _SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: `ore log show -1`: a negative number is a turn, not an option.
@@ -413,32 +405,6 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
             "say log = false; fix it (ore config edit), or add --no-log"
         )
         return False
-
-
-def load_ahead() -> None:
-    """Start loading what `keep_turn` needs (`sqlite3`, the log's writer, the artifact code:
-    about 3.5 ms of CPU) in a thread of its own, for a turn that will be logged: the main
-    thread spends most of a turn waiting on the model's socket with the GIL free, so after the
-    answer only the record is left. Called only when the turn is logged (`--no-log`, the log
-    off and `--dry-run` start no thread). Python's per-module import locks make the main
-    thread wait for a module this thread is still loading, never load it twice; anything
-    that fails here is left for `keep_turn`, whose import fails the same way and says so in
-    its one line, so this thread prints nothing. A daemon: a turn that fails meanwhile never
-    waits for it at exit. A REPL's later turns find it all loaded and start none."""
-    if "ore.log.records" in sys.modules:
-        return
-    import threading
-
-    def load() -> None:
-        try:
-            import sqlite3  # noqa: F401
-
-            from ..artifacts import build_artifact  # noqa: F401
-            from ..log import record  # noqa: F401
-        except BaseException:  # never a traceback from this thread
-            pass
-
-    threading.Thread(target=load, name="ore-log-ahead", daemon=True).start()
 
 
 def keep_turn(result: TurnResult) -> None:

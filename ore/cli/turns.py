@@ -50,13 +50,11 @@ def run_and_show(
     from dataclasses import replace
 
     from ..turn import TurnNotKept, run_turn
-    from .log import keep_turn, load_ahead, logging_enabled
+    from .log import keep_turn, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
 
     # The log keeps the turn's artifact: have it built ("-": built, not written).
     logged = logging_enabled(o.no_log, o.no_config)
-    if logged:  # the log's code loads while the model answers
-        load_ahead()
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
