@@ -265,12 +265,32 @@ def _check_tool(name: str, args: dict[str, str]) -> None:
 _QUOTED_FLAG = r"'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)'"
 
 
+def _model_option_like(flag: str) -> str | None:
+    """The model option (`-o KEY=VALUE`) a mistyped flag names or nearly names, ORE's own name
+    for another tool's (`--max-tokens`: num_predict); None when it looks like none."""
+    from ..model_options import MODEL_OPTIONS, OTHER_NAMES
+
+    folded = flag.lstrip("-").lower().replace("-", "_")
+    if folded in OTHER_NAMES:
+        return OTHER_NAMES[folded]
+    import difflib  # only for a mistake: start-up stays cheap
+
+    near = difflib.get_close_matches(folded, list(MODEL_OPTIONS), n=1, cutoff=0.8)
+    return near[0] if near else None
+
+
 def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
     """Make a usage error of click's speak as ORE's own do: flags unquoted, a value from the
     environment named by its variable, a bad `--think LEVEL` named with its levels."""
     said: Any = exc  # click types `message` and `possibilities` Final; ORE rewords them once
     if isinstance(exc, click.NoSuchOption):
         said.message, said.possibilities = exc.format_message(), None  # "Did you mean --x?"
+        option = _model_option_like(exc.option_name)
+        if option is not None:  # `--temprature 1`: a model option typed as a flag
+            said.message = (
+                f"No such option {exc.option_name}: model options go through -o, "
+                f"e.g. -o {option}=VALUE"
+            )
     said.message = re.sub(_QUOTED_FLAG, r"\1", exc.message)
     if not isinstance(exc, click.UsageError) or exc.ctx is None:
         return

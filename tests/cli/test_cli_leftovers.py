@@ -232,3 +232,20 @@ def test_config_show_no_config_shows_the_log_switch_of_a_broken_file(ore_env) ->
     shown = run_ore("config", "show", "--no-config", env=ore_env)
     assert shown.returncode == 0, shown.stderr
     assert f"log\tfalse\tfile\t{path} (cannot be read)\n" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("flag", "option"),
+    [("--temprature", "temperature"), ("--top-k", "top_k"), ("--max-tokens", "num_predict")],
+)
+def test_a_model_option_typed_as_a_flag_points_to_o(ore_env, flag, option) -> None:
+    """`--temprature 1` once suggested --interactive; a model option is named with -o."""
+    line = usage_error(run_ore(flag, "1", "hi", env=ore_env))
+    assert (
+        line == f"Error: No such option {flag}: model options go through -o, e.g. -o {option}=VALUE"
+    )
+
+
+def test_a_mistyped_flag_of_ores_own_keeps_its_suggestion(ore_env) -> None:
+    line = usage_error(run_ore("--modle", "m", "hi", env=ore_env))
+    assert "Did you mean" in line and "--model" in line and " -o " not in line
