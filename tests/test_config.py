@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ore.config import Config, config_path, load_config, set_config_value
+from ore.config import Config, config_path, load_config
+from ore.config_edit import set_config_value
 from ore.errors import ConfigError, OptionError
 
 

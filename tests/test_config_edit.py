@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ore.config import config_path, set_config_value
+from ore.config import config_path
+from ore.config_edit import set_config_value
 
 
 @pytest.fixture

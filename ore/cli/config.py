@@ -116,7 +116,8 @@ def _shown(value: Any) -> str:
 def set_value(key: str, value: str) -> None:
     """Set KEY to VALUE (KEY: model, backend, base_url, keep_alive, system, api_key_env, log,
     options.NAME, aliases.NAME); an empty VALUE ('') removes the key. Other keys are kept."""
-    from ..config import load_config, set_config_value, settle
+    from ..config import load_config, settle
+    from ..config_edit import set_config_value
 
     # A value every turn would refuse is refused (exit 2) by the check the file gets when it
     # is read (`ore.config.value_problem`), so `set` never writes a file that stops a turn.

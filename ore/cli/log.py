@@ -328,7 +328,7 @@ def off() -> None:
 
 
 def _switch(value: bool) -> None:
-    from ..config import set_config_value
+    from ..config_edit import set_config_value
 
     with reported():
         set_config_value("log", "true" if value else "false")

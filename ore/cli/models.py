@@ -29,7 +29,8 @@ def default(name: str | None) -> None:
     """Print the default model (and where it comes from), or make NAME the default.
 
     NAME may be an alias; '' removes the default. Without a default, a turn takes the server's best model."""
-    from ..config import load_config, set_config_value, settle
+    from ..config import load_config, settle
+    from ..config_edit import set_config_value
 
     with reported():
         if name is not None:
@@ -53,7 +54,7 @@ def default(name: str | None) -> None:
 def alias(name: str, model: str) -> None:
     """Make NAME stand for MODEL (-m NAME, ORE_MODEL=NAME, a default of NAME). MODEL '' removes
     the alias."""
-    from ..config import set_config_value
+    from ..config_edit import set_config_value
     from ..errors import OptionError
 
     with reported():
