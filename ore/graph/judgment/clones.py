@@ -37,7 +37,7 @@ from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .lineindex import kept
 from .memo import remembered
-from .runs import LineEnds, line_groups
+from .runs import CUTS, Edges, LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, family, snippet_shape
@@ -90,7 +90,8 @@ def find_clones(
             ends = LineEnds(str(g.root), shapes)
             groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends)
         if "renamed" in wanted:
-            groups += line_groups(shapes, files, "renamed", min_lines, min_tokens)
+            edges = Edges(str(g.root), {p: _definitions(g, p) for p in files})
+            groups += line_groups(shapes, files, "renamed", min_lines, min_tokens, edges=edges)
         if "structural" in wanted:
             groups += _structural(shapes, files, min_lines, min_tokens)
         groups.sort(key=_largest_first)
@@ -99,8 +100,33 @@ def find_clones(
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
-    params = (min_lines, min_tokens, wanted, _UNFLOODED, trivial.RULES)
+    params = (min_lines, min_tokens, wanted, _UNFLOODED, trivial.RULES, CUTS)
     return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
+
+
+#: The symbol kinds whose edges a renamed run is cut at (`runs.Edges`).
+_DEFINITIONS = frozenset({"class", "function", "method", "interface", "enum"})
+
+
+def _definitions(g: GraphView, path: str) -> list[tuple[int, int, int]]:
+    """A file's definitions of more than one line (`runs.Edges`): head, first and last line;
+    the head is the first of the definitions of its name right above it (`@overload` stubs)."""
+    record = g.index.files.get(path)
+    if record is None:
+        return []
+    symbols = sorted(
+        (s for s in record.symbols if s.kind in _DEFINITIONS), key=lambda s: (s.line, -s.end_line)
+    )
+    out = []
+    for n, s in enumerate(symbols):
+        if s.end_line <= s.line:
+            continue
+        head, k = s.line, n
+        while k and symbols[k - 1].name == s.name and symbols[k - 1].end_line >= head - 3:
+            k -= 1
+            head = symbols[k].line
+        out.append((head, s.line, s.end_line))
+    return out
 
 
 def _clone_rows(groups: list[CloneGroup]) -> tuple[object, ...]:

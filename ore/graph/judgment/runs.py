@@ -11,13 +11,17 @@ seeds are two lines shorter than the minimum, and a pair whose run of whole line
 either minimum takes in the tokens both places share at the end of the line before and at the
 start of the line after. The minimum lines then count the clone's span, first line to last.
 Renamed clones compare code lines with identifiers and literals normalised, `m` of them at least;
-a pair whose text is the same is left to the exact groups.
+a pair whose text is the same is left to the exact groups. A renamed run that crosses the edge of
+a definition (`Edges`: it starts inside one test and ends inside the next) is two half-copies,
+not one copy: it is cut there, and each part is reported only when it alone clears the bars.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from itertools import pairwise
 
 from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
@@ -26,8 +30,10 @@ from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, line_tokens
 from .trivial import idiom_run, trivial_run
 
-__all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]
+__all__ = ["BUCKET_CAP", "CUTS", "Edges", "LineEnds", "line_groups"]
 
+#: Bumped when where a run is cut changes (`Edges`): answers kept before are stale.
+CUTS = 3
 BUCKET_CAP = 64  # windows seen more often than this are boilerplate, not clones to report
 _PARTIAL = 2  # an exact clone may start and end inside a line: two more lines at most
 
@@ -72,9 +78,10 @@ def line_groups(
     m: int,
     min_tokens: int,
     ends: LineEnds | None = None,
+    edges: Edges | None = None,
 ) -> list[CloneGroup]:
     """The `kind` ("exact" or "renamed") clone groups of `files`; exact ones with partial lines
-    when `ends` can read them."""
+    when `ends` can read them, renamed ones cut where they cross a definition's edge (`edges`)."""
     exact = kind == "exact"
     seed = max(2, m - _PARTIAL) if exact and ends is not None else m
     views = [shapes[p].text_lines() if exact else _code_lines(shapes[p]) for p in files]
@@ -120,7 +127,8 @@ def line_groups(
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
     idiom = _Idiom(views, min_tokens) if exact else None
-    return _grouped(views, files, kind, spans, m, min_tokens, idiom)
+    cuts = None if exact or edges is None else edges.cuts(files, views)
+    return _grouped(views, files, kind, spans, m, min_tokens, idiom, cuts)
 
 
 def _seeding_windows(
@@ -254,6 +262,81 @@ def _shared(one: list[str], two: list[str]) -> int:
     return k
 
 
+class Edges:
+    """Where the definitions (classes, functions, methods) of each file start and end: `(head,
+    first line, last line)`, the head being where a run is cut above it (the first of the
+    `@overload` stubs before it, say). A renamed run crossing one of these edges is cut there
+    (`_Cuts`). Decorators above a head belong to it (read from the file, only where a run is
+    cut)."""
+
+    def __init__(self, root: str, spans: dict[str, Sequence[tuple[int, int, int]]]) -> None:
+        self.root = root
+        self.spans = {path: list(found) for path, found in spans.items() if found}
+        self.lines: dict[str, list[str]] = {}
+
+    def cuts(self, files: list[str], views: list[TextLines]) -> _Cuts:
+        return _Cuts(self, files, views)
+
+    def decorated(self, path: str, numbers: Sequence[int], k: int, lo: int) -> int:
+        """The index of the first decorator line right above code line `k` (`k` itself when
+        none), not above `lo`."""
+        lines = self.lines.get(path)
+        if lines is None:
+            data = read_source(self.root, path, limit=MAX_BYTES) or b""
+            lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+        while k > lo and 0 < numbers[k - 1] <= len(lines):
+            if not lines[numbers[k - 1] - 1].lstrip().startswith("@"):
+                break
+            k -= 1
+        return k
+
+
+class _Cuts:
+    """A renamed run's parts: where it crosses the edge of a definition at any of its places (a
+    definition it enters or leaves without holding it whole), it is cut, as the run is then the
+    end of one test or method and the start of the next, not one copy. A run holding whole
+    definitions is one part."""
+
+    def __init__(self, edges: Edges, files: list[str], views: list[TextLines]) -> None:
+        self.edges, self.files, self.views = edges, files, views
+        self.known: dict[int, tuple[list[tuple[int, int]], list[tuple[int, int]]]] = {}
+
+    def _spans(self, f: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """A file's definitions as `(head, last line)` and as `(last line, first line)`, sorted."""
+        found = self.known.get(f)
+        if found is None:
+            spans = self.edges.spans.get(self.files[f], [])
+            heads = sorted((h, e) for h, _s, e in spans)
+            found = self.known[f] = (heads, sorted((e, s) for _h, s, e in spans))
+        return found
+
+    def __call__(self, places: list[Span]) -> list[list[Span]]:
+        n = places[0][2]
+        cuts: set[int] = set()
+        for f, i, _n, _b, _a in places:
+            starts, ends = self._spans(f)
+            if not starts:
+                continue
+            numbers = self.views[f][0]
+            first, last = numbers[i], numbers[i + n - 1]
+            # a definition starting inside the run and ending after it: cut above it
+            for s, e in starts[
+                bisect_right(starts, (first, 1 << 62)) : bisect_right(starts, (last, 1 << 62))
+            ]:
+                if e > last:
+                    k = bisect_left(numbers, s, i, i + n)
+                    cuts.add(self.edges.decorated(self.files[f], numbers, k, i) - i)
+            # a definition starting before the run and ending inside it: cut below it
+            for e, s in ends[bisect_left(ends, (first, -1)) : bisect_left(ends, (last, -1))]:
+                if s < first:
+                    cuts.add(bisect_right(numbers, e, i, i + n) - i)
+        edges = sorted(k for k in cuts if 0 < k < n)
+        if not edges:
+            return [places]
+        bounds = list(pairwise([0, *edges, n]))
+        return [[(f, i + lo, hi - lo, 0, 0) for f, i, _n, _b, _a in places] for lo, hi in bounds]
+
+
 def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) -> bool:
     """Whether a renamed run is too trivial to report (`trivial.trivial_run`); its renamed keys
     and tokens are the same at every place."""
@@ -284,6 +367,7 @@ def _grouped(
     m: int,
     min_tokens: int,
     idiom: _Idiom | None = None,
+    cuts: _Cuts | None = None,
 ) -> list[CloneGroup]:
     seen: set[Span] = set()
     out = []
@@ -304,18 +388,38 @@ def _grouped(
             if kept and (f, i) < (kept[-1][0], kept[-1][1] + kept[-1][2]):
                 continue  # overlaps the place before it: periodic code, joined through others
             kept.append(place)
-        if len(kept) < 2 or (kind == "renamed" and _trivial(views, context, kept)):
+        if len(kept) < 2:
             continue
-        if idiom is not None and idiom(kept):
-            continue
-        tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
-        occurrences = []
-        for f, i, n, b, a in kept:
-            numbers = views[f][0]
-            first = numbers[i - 1] if b else numbers[i]
-            last = numbers[i + n] if a else numbers[i + n - 1]
-            occurrences.append(Occurrence(files[f], first, last))
-        lines = [o.end - o.start + 1 for o in occurrences]
-        if tokens >= min_tokens and min(lines) >= m:
-            out.append(CloneGroup(kind, max(lines), tokens, tuple(occurrences)))
+        for part in [kept] if cuts is None else cuts(kept):
+            found = _group(views, files, kind, context, part, m, min_tokens, idiom)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def _group(
+    views: list[TextLines],
+    files: list[str],
+    kind: str,
+    context: list[bool],
+    kept: list[Span],
+    m: int,
+    min_tokens: int,
+    idiom: _Idiom | None,
+) -> CloneGroup | None:
+    """The group of a run's places, unless it is trivial or idiom or short of a minimum."""
+    if kind == "renamed" and _trivial(views, context, kept):
+        return None
+    if idiom is not None and idiom(kept):
+        return None
+    tokens = min(sum(views[f][2][i : i + n]) + b + a for f, i, n, b, a in kept)
+    occurrences = []
+    for f, i, n, b, a in kept:
+        numbers = views[f][0]
+        first = numbers[i - 1] if b else numbers[i]
+        last = numbers[i + n] if a else numbers[i + n - 1]
+        occurrences.append(Occurrence(files[f], first, last))
+    lines = [o.end - o.start + 1 for o in occurrences]
+    if tokens < min_tokens or min(lines) < m:
+        return None
+    return CloneGroup(kind, max(lines), tokens, tuple(occurrences))

@@ -1,0 +1,158 @@
+"""Renamed runs that cross a definition's edge (`judgment.runs.Edges`, issue 25): one test's last
+lines with the next test's first ones are two half-copies, not a copy, and are not reported; a
+copy inside one function, a copy of whole functions and a copied function with its decorator
+still are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ore.graph import open_graph
+from ore.graph.judgment import clones
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
+
+
+#: Two tests whose bodies differ; the end of the first and the start of the second are the
+#: same once renamed as in `_OTHER` (asserts, then `env`, `response` and a header set-up).
+_TESTS = """from app import Response, make_env
+
+
+def test_partial_{name}():
+    env = make_env("{name}")
+    response = Response("Hello World")
+    response.prepare(env, ranges=True, length=11)
+    assert response.status == 206
+    assert response.data == b"Hello"
+
+
+def test_out_of_bound_{name}():
+    env = make_env("{name}")
+    response = Response("Hello World")
+    env["RANGE"] = "bytes=6-666"
+    with raises(RangeError):
+        response.prepare(env)
+"""
+
+_OTHER = """from app import Request, make_env
+
+
+def test_complete_{name}(tmp_path):
+    payload = tmp_path.read_bytes()
+    checked = Request(payload).check(strict=False)
+    assert checked.status == 200
+    assert checked.data == b"Hello World"
+
+
+def test_invalid_{name}():
+    env = make_env("{name}x")
+    response = Response("Bye")
+    env["RANGE"] = "bytes=-"
+    assert Response.parse(env) is None
+"""
+
+#: A block of logic copied into another function with its names changed.
+_LOGIC = """
+
+def settle_{name}(orders, limit):
+    seen = [order.price * order.quantity for order in orders if order.paid]
+    if sum(seen) > limit:
+        raise ValueError("over the limit", sum(seen), limit)
+    ranked = sorted(seen, key=lambda x: -x)
+    return ranked[: limit // 2]
+"""
+
+#: Two methods copied whole into another class, names changed.
+_METHODS = """
+
+class {cls}:
+    def opened_{name}(self, path, mode="r"):
+        handle = self.store.open(path, mode)
+        self.handles.append(handle)
+        return handle
+
+    def closed_{name}(self):
+        for handle in self.handles:
+            handle.close()
+        self.handles.clear()
+"""
+
+#: The end of one function, then a decorated view whose first lines `_LINK` repeats.
+_DISPLAY = """
+
+def helper(items):
+    count = len(items) * 2
+    return [item for item in items if item]
+
+
+@expose("/display/<uid>")
+def display(request, uid):
+    url = URL.load(uid)
+    if not url:
+        raise NotFound()
+    return render_template("display.html", url=url)
+"""
+
+_LINK = """
+
+def other(items, more):
+    merged = items + more
+    return [item for item in merged if item]
+
+
+@expose("/u/<uid>")
+def link(request, uid):
+    url = URL.load(uid)
+    if not url:
+        raise NotFound()
+    return redirect(url.target, 301)
+"""
+
+
+def _groups(root: Path, one: str, two: str, *, cut: bool = True) -> list[set[tuple[str, int, int]]]:
+    (root / "tests").mkdir(parents=True, exist_ok=True)
+    (root / "tests" / "test_one.py").write_text(one)
+    (root / "tests" / "test_two.py").write_text(two)
+    if not cut:  # the version before: no edges to cut at (and answers kept apart)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(clones, "_definitions", lambda g, path: [])
+            patch.setattr(clones, "CUTS", -1)
+            found = open_graph(root).duplicates(kinds=("renamed",))
+    else:
+        found = open_graph(root).duplicates(kinds=("renamed",))
+    return [{(o.path, o.start, o.end) for o in c.occurrences} for c in found]
+
+
+def test_a_run_across_two_tests_is_not_a_copy(tmp_path: Path) -> None:
+    one, two = _TESTS.format(name="a"), _OTHER.format(name="b")
+    before = _groups(tmp_path / "before", one, two, cut=False)
+    assert before == [{("tests/test_one.py", 8, 15), ("tests/test_two.py", 7, 14)}]
+    assert _groups(tmp_path / "after", one, two) == []
+
+
+def test_a_copy_inside_one_function_is_reported(tmp_path: Path) -> None:
+    one, two = _TESTS.format(name="a") + _LOGIC.format(name="a"), _LOGIC.format(name="b")
+    found = _groups(tmp_path, one, two)
+    assert {("tests/test_one.py", 20, 25), ("tests/test_two.py", 3, 8)} in found
+
+
+def test_whole_functions_copied_are_one_copy(tmp_path: Path) -> None:
+    one, two = _METHODS.format(cls="Files", name="a"), _METHODS.format(cls="Pipes", name="b")
+    assert _groups(tmp_path, one, two) == [
+        {("tests/test_one.py", 3, 12), ("tests/test_two.py", 3, 12)}
+    ]
+
+
+def test_a_cut_above_a_definition_keeps_its_decorator(tmp_path: Path) -> None:
+    """The run starts in the helper before the view (its `return` renames alike) and ends inside
+    the view: cut at both edges, the view's part reported from its decorator on."""
+    before = _groups(tmp_path / "before", _DISPLAY, _LINK, cut=False)
+    assert before == [{("tests/test_one.py", 5, 12), ("tests/test_two.py", 5, 12)}]
+    assert _groups(tmp_path / "after", _DISPLAY, _LINK) == [
+        {("tests/test_one.py", 8, 12), ("tests/test_two.py", 8, 12)}
+    ]
