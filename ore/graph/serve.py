@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,15 @@ from .index.cache import (
     spliced_head,
     write_cache,
 )
-from .index.edges import Run, aliases_of, build_edges, rebuilt_edges, referring, used_names
+from .index.edges import (
+    Defined,
+    Run,
+    aliases_of,
+    build_edges,
+    rebuilt_edges,
+    referred,
+    used_names,
+)
 from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
@@ -95,7 +104,11 @@ class WarmGraph:
     def graph(self) -> CodeGraph:
         """The up-to-date graph: the one in memory when nothing changed since the last call."""
         with self._lock:
-            return self._refreshed()
+            try:
+                return self._refreshed()
+            except BaseException:
+                self._check = True  # the events it drained are not lost: the next call stats
+                raise
 
     def _refreshed(self) -> CodeGraph:
         if self._graph is None or self._probe is None:
@@ -177,38 +190,69 @@ def _imports(record: FileIndex) -> tuple[object, ...]:
 def _same_links(new: FileIndex, old: FileIndex, same_imports: bool) -> bool:
     """Whether two records of a file build the same edges: the same imports, references and
     defined names (by name and kind, in any order; most edits keep their order, so the lists
-    are compared before they are sorted)."""
-    if not same_imports or new.refs != old.refs:
+    are compared before they are sorted; a record read by revisiting its nodes shares the
+    symbols of every node the edit did not move, so the symbols are first compared whole)."""
+    if not same_imports or new.refs != old.refs or len(new.symbols) != len(old.symbols):
         return False
-    names = [(s.name, s.kind) for s in new.symbols]
-    before = [(s.name, s.kind) for s in old.symbols]
+    if new.symbols == old.symbols:
+        return True
+    names = list(map(_NAME_KIND, new.symbols))
+    before = list(map(_NAME_KIND, old.symbols))
     return names == before or sorted(names) == sorted(before)
+
+
+_NAME_KIND = attrgetter("name", "kind")
 
 
 class _Links:
     """The imports as resolved at a patch, kept while no import changes, with what finding the
-    files an edit can change reads (`edges.referring`): the names bound to each name, and each
-    file's used names, made once and then brought up to date for the files an edit changed."""
+    files an edit can change reads (`edges.referring`): the names bound to each name, each
+    file's used names and the files using each name, made once and then brought up to date
+    for the files an edit changed; and the names each file defines (`edges.Defined`), which
+    building a few files' reference edges looks up."""
 
     def __init__(self, resolution: Resolution) -> None:
         self.resolution = resolution
         self._aliases: dict[str, set[str]] | None = None
         self._used: dict[str, frozenset[str]] | None = None
+        self._users: dict[str, set[str]] = {}
+        self._defined: Defined | None = None
+
+    def defined(self, files: dict[str, FileIndex], changed: frozenset[str]) -> Defined:
+        """The names each file of `files` defines, those of `changed` read again."""
+        if self._defined is None:
+            self._defined = Defined(files)
+        self._defined.renew(files, changed)
+        return self._defined
 
     def referring(
         self, files: dict[str, FileIndex], names: set[str], changed: frozenset[str]
     ) -> set[str]:
         """The files whose reference edges can change when `names` come or go (`changed`: the
-        files parsed again since the last call)."""
+        files parsed again since the last call): `edges.referring`, from the files using each
+        name rather than a pass over every file."""
         if self._aliases is None:
             self._aliases = aliases_of(self.resolution)
         if self._used is None:
             self._used = {path: used_names(record) for path, record in files.items()}
+            for path, used in self._used.items():
+                for name in used:
+                    self._users.setdefault(name, set()).add(path)
         else:
-            self._used.update((path, used_names(files[path])) for path in changed)
+            for path in changed:
+                before, now = self._used[path], used_names(files[path])
+                if now != before:
+                    for name in before - now:
+                        self._users[name].discard(path)
+                    for name in now - before:
+                        self._users.setdefault(name, set()).add(path)
+                    self._used[path] = now
         if not names:
             return set()
-        return referring(files, names, self._aliases, self._used.__getitem__)
+        found: set[str] = set()
+        for name in referred(names, self._aliases):
+            found.update(self._users.get(name, ()))
+        return found
 
 
 def _patched(
@@ -262,9 +306,16 @@ def _patched(
                 }
             sources = set(changed) | links.referring(files, names, changed)
             columns = old.index.edge_columns[0]
-            edges, runs = rebuilt_edges(old.index.edges, columns, files, links.resolution, sources)
+            defined = links.defined(files, changed)
+            edges, runs = rebuilt_edges(
+                old.index.edges, columns, files, links.resolution, sources, defined
+            )
             externals = old.index.externals
-            head = spliced_head(old.index.files.head, again, started, sorted(runs.values()))
+            if runs:
+                head = spliced_head(old.index.files.head, again, started, sorted(runs.values()))
+            else:  # every edge built again came out the same: as if nothing edges read moved
+                same_links, runs = True, None
+                head = patched_head(old.index.files.head, again, started)
         else:
             if links is None or not same_imports:
                 links = _Links(resolve_all(root, files))
@@ -278,6 +329,9 @@ def _patched(
         return name_index(tuple(files.values())) if n == NAMES else None
 
     built = Records(head, section, lambda: files, built=files)
+    where = old.index.files.__dict__.get("_where")
+    if where is not None and head.files[0] is old.index.files.head.files[0]:
+        built.__dict__["_where"] = where  # the same paths: each one's row, kept
     index = Index(old.root, built, head.edges, externals, old.index.skipped, parsed)
     index.__dict__["edges"] = edges
     graph = CodeGraph(index)
@@ -324,12 +378,15 @@ def _patch_adjacency(old: CodeGraph, new: CodeGraph, runs: dict[str, Run]) -> No
 
 
 class _Ahead:
-    """Reads an edit when its event arrives, not when the next call does (`WarmGraph(...,
+    """Reads an edit when its events arrive, not when the next call does (`WarmGraph(...,
     ahead=True)`, what `ore mcp` uses): a thread waits on the inotify watch and brings the
-    graph up to date (the same `graph()` a call runs, under the same lock), so a call that
-    comes a few milliseconds after an edit finds it read. A call at once waits for that same
-    work (it holds the lock), as it would have done it. A failed refresh is left to the next
-    call, which does it again and answers its error."""
+    graph up to date (the same `graph()` a call runs, under the same lock) as soon as the
+    files written are whole (`Watch.settled`: closed after their writes), so the reading runs
+    while the call that follows an edit is still on its way (its pipe, the server's threads)
+    and a call coming later finds it done. A call arriving first reads the edit itself; one
+    arriving during the reading waits for it (the lock). A file still open for writing, gone,
+    or a folder event is read once the events stop for `QUIET` seconds. A failed refresh is
+    left to the next call, which does it again and answers its error."""
 
     QUIET = 0.01
 
@@ -376,16 +433,18 @@ class _Ahead:
                         self._warm.graph()
 
     def _settle(self, watch: Watch) -> None:
-        """Wait until no event has come for `QUIET` seconds: a file written in several steps
-        (emptied, then written) is read once it is whole, not half-written (which can change
-        every edge twice). A call at once does not wait for this: it reads the edit itself."""
-        queued = watch.queued()
-        while not self._stopped and queued >= 0:
-            time.sleep(self.QUIET)
-            now = watch.queued()
-            if now == queued:
+        """Return once the files written are whole (at once for an editor's save: written,
+        then closed), or once no event has come for `QUIET` seconds (a file left open, gone,
+        a folder): a file emptied, then written, is read once, not half-written (which can
+        change every edge twice)."""
+        while not self._stopped and not watch.settled():
+            try:
+                ready = select.select([watch.fileno()], [], [], self.QUIET)[0]
+            except (OSError, ValueError):
                 return
-            queued = now
+            if not ready:
+                watch.quiet()
+                return
 
     def stop(self) -> None:
         self._stopped = True

@@ -8,6 +8,12 @@ no language claims (`.po`, an editor's swap file) and a folder the walk skips (`
 dot-folders). A lost event (queue overflow) or a watched folder removed means "stat everything".
 Where inotify is missing (not Linux) or refused (the watch limit), `Watch.start` returns None
 and the caller stats the tree on every call instead.
+
+`settled()` tells a reader waiting ahead of the calls (`serve._Ahead`) whether the files written
+are whole: every file whose events say it was written is closed again (`IN_CLOSE_WRITE`) or
+renamed into place (`IN_MOVED_TO`). A file emptied and then written by one writer is read once,
+when its writer closes it, not half-written. A file gone (an editor may be about to put it back)
+or a folder event is not whole until the events stop.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import ctypes.util
 import os
 import struct
 import sys
+import threading
 from collections.abc import Iterable
 
 from .index.discover import SKIP_DIRS
@@ -54,11 +61,16 @@ def _libc() -> ctypes.CDLL | None:
 
 class Watch:
     """An inotify descriptor watching folders; `touched()` drains it and names what the events
-    could concern."""
+    could concern. A reader ahead of the calls drains it too (`settled`): what it read waits
+    for the next `touched()`."""
 
     def __init__(self, fd: int, folders: dict[int, str]) -> None:
         self._fd = fd
         self._folders = folders
+        self._lock = threading.Lock()  # the call's `touched` and the reader ahead's `settled`
+        self._found: set[str] = set()  # drained, not yet handed out by `touched`
+        self._lost = False
+        self._writing: set[str] = set()  # files written (or gone) and not closed since
 
     @classmethod
     def start(cls, folders: Iterable[str]) -> Watch | None:
@@ -82,23 +94,39 @@ class Watch:
         """The paths (files or folders) the events since the last call name, of those that can
         concern the index (all events are drained); None when that cannot be told (an event was
         lost, a watched folder went): the caller stats everything."""
-        found: set[str] = set()
-        while True:
+        with self._lock:
+            self._drain()
+            found, lost = self._found, self._lost
+            self._found, self._lost = set(), False
+        return None if lost else found
+
+    def settled(self) -> bool:
+        """Whether every file the events since the last `touched()` name is whole (closed after
+        its writes, or renamed into place), draining the events into the next `touched()`: a
+        reader ahead of the calls reads an edit then, without waiting for a quiet moment."""
+        with self._lock:
+            self._drain()
+            return not self._writing and not self._lost
+
+    def _drain(self) -> None:
+        while not self._lost:
             try:
                 data = os.read(self._fd, _BUFFER)
             except BlockingIOError:
-                return found
+                return
             except OSError:
-                return None
+                self._lost = True
+                return
             if not data:
-                return found
-            if not self._paths(data, found):
-                return None
+                return
+            if not self._paths(data, self._found):
+                self._lost = True
 
     def _paths(self, data: bytes, found: set[str]) -> bool:
         """Add the paths the events of `data` name to `found`; False for an event that says
         the watch itself can no longer be trusted."""
         at = 0
+        writing = self._writing
         while at + _EVENT.size <= len(data):
             wd, mask, _cookie, length = _EVENT.unpack_from(data, at)
             raw = data[at + _EVENT.size : at + _EVENT.size + length]
@@ -111,26 +139,26 @@ class Watch:
                 found.add(folder)  # the folder itself (its attributes)
             elif mask & _ISDIR:
                 if not (name.startswith(".") or name in SKIP_DIRS):
-                    found.add(os.path.join(folder, name))
+                    path = os.path.join(folder, name)
+                    found.add(path)
+                    writing.add(path)  # a folder came or went: whole once the events stop
             elif language_for(name) is not None:
-                found.add(os.path.join(folder, name))
+                path = os.path.join(folder, name)
+                found.add(path)
+                if mask & (_CLOSE_WRITE | _MOVED_TO):
+                    writing.discard(path)
+                elif mask & (_MODIFY | _CREATE | _DELETE | _MOVED_FROM):
+                    writing.add(path)
         return True
+
+    def quiet(self) -> None:
+        """Forget which files looked half-written (the events stopped: read them as they are)."""
+        with self._lock:
+            self._writing.clear()
 
     def fileno(self) -> int:
         """The inotify descriptor: readable once an event is queued (`serve` waits on it)."""
         return self._fd
-
-    def queued(self) -> int:
-        """How many bytes of events wait to be read (-1 when that cannot be told), without
-        reading them: an edit still being written keeps adding events."""
-        try:
-            import fcntl
-            import termios
-
-            got = fcntl.ioctl(self._fd, termios.FIONREAD, b"\0\0\0\0")
-        except (ImportError, OSError):
-            return -1
-        return int.from_bytes(got, sys.byteorder, signed=True)
 
     def close(self) -> None:
         """Stop watching."""

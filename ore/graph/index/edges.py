@@ -21,17 +21,20 @@ import posixpath
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
+from typing import Any
 
 from .records import Edge, FileIndex
 from .resolve import Bindings, Resolution
 
 __all__ = [
     "REFERENCE_SCALE",
+    "Defined",
     "Run",
     "aliases_of",
     "build_edges",
     "name_multiplier",
     "rebuilt_edges",
+    "referred",
     "referring",
     "used_names",
 ]
@@ -46,9 +49,10 @@ def name_multiplier(name: str) -> float:
     return 0.1 if name.startswith("_") else 1.0
 
 
-class _Defined(dict[str, set[str]]):
+class Defined(dict[str, set[str]]):
     """path -> the names its file defines, each file's made on the first look (a rebuild of a
-    few files' edges looks at a few files)."""
+    few files' edges looks at a few files); a long-lived process keeps it across edits
+    (`renew`)."""
 
     def __init__(self, files: Mapping[str, FileIndex]) -> None:
         super().__init__()
@@ -60,13 +64,25 @@ class _Defined(dict[str, set[str]]):
         self[path] = names
         return names
 
+    def renew(self, files: Mapping[str, FileIndex], changed: Iterable[str]) -> None:
+        """Read from `files` from now on, the names of `changed` (files edited) looked at
+        again."""
+        self._files = files
+        for path in changed:
+            self.pop(path, None)
+
 
 class _Locator:
     """Where a name bound in one file is really defined, through re-exports; memoised."""
 
-    def __init__(self, files: Mapping[str, FileIndex], bindings: Mapping[str, Bindings]) -> None:
+    def __init__(
+        self,
+        files: Mapping[str, FileIndex],
+        bindings: Mapping[str, Bindings],
+        defined: Defined | None = None,
+    ) -> None:
         self.bindings = bindings
-        self.defined = _Defined(files)
+        self.defined = Defined(files) if defined is None else defined
         self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def find(
@@ -122,14 +138,18 @@ def rebuilt_edges(
     files: Mapping[str, FileIndex],
     resolution: Resolution,
     again: Iterable[str],
+    defined: Defined | None = None,
 ) -> tuple[tuple[Edge, ...], dict[str, Run]]:
     """`edges` (sorted; `sources_column` their sources) with the reference edges out of the
     files `again` built again, the imports (so the import edges and bindings) unchanged: what
     `build_edges` gives when only those files' references can have changed (`referring`);
-    and each such file's run of edges, so the caller patches what it derived from them."""
+    and each such file's run of edges, so the caller patches what it derived from them (only
+    the runs that changed: none, and `edges` itself comes back, when every edge built again
+    is the one it replaces). `defined`: the names each file defines, when the caller keeps
+    them (of `files`)."""
     sources = sorted(set(again))
     fresh: dict[str, list[Edge]] = {}
-    for row in _references(files, resolution, sources):
+    for row in _references(files, resolution, sources, defined):
         fresh.setdefault(row[0], []).append(Edge(*row))
     rows: list[Edge] = []
     runs: dict[str, Run] = {}
@@ -139,10 +159,14 @@ def rebuilt_edges(
         hi = bisect_right(sources_column, source, lo)
         own = [e for e in edges[lo:hi] if e.kind != "reference"] + fresh.get(source, [])
         own.sort()
+        if tuple(own) == tuple(edges[lo:hi]):
+            continue  # the same edges: the source's run stays where it is
         rows += edges[at:lo]
         rows += own
         runs[source] = (lo, hi, own)
         at = hi
+    if not runs:
+        return tuple(edges), runs
     rows += edges[at:]
     return tuple(rows), runs
 
@@ -179,6 +203,13 @@ def referring(
     defined somewhere: those using one of them, or a name bound to one of them through
     imports (`aliases`: an alias, a re-export, any number of hops), alone or as a segment of a
     dotted name (`used(path)`: `used_names` of its record)."""
+    disjoint = referred(names, aliases).isdisjoint
+    return {path for path in files if not disjoint(used(path))}
+
+
+def referred(names: Iterable[str], aliases: Mapping[str, set[str]]) -> set[str]:
+    """`names` and every name bound to one of them through imports, any number of hops: a
+    file using one of these can refer to where `names` are defined (`referring`)."""
     wanted = set(names)
     waiting = list(wanted)
     while waiting:
@@ -186,19 +217,18 @@ def referring(
             if key not in wanted:
                 wanted.add(key)
                 waiting.append(key)
-    disjoint = wanted.isdisjoint
-    return {path for path in files if not disjoint(used(path))}
+    return wanted
 
 
 def _references(
-    files: Mapping[str, FileIndex], resolution: Resolution, sources: Iterable[str]
+    files: Mapping[str, FileIndex],
+    resolution: Resolution,
+    sources: Iterable[str],
+    defined: Defined | None = None,
 ) -> list[tuple[str, str, str, float]]:
     """The reference edges out of `sources`, as rows."""
-    locate = _Locator(files, resolution.bindings)
-    packages: dict[str, list[str]] = {}
-    for path, record in files.items():
-        if record.language == "go":
-            packages.setdefault(posixpath.dirname(path), []).append(path)
+    locate = _Locator(files, resolution.bindings, defined)
+    packages = _Packages(files)
     sqrt, exp = math.sqrt, math.exp
     rows = []
     for source in sources:
@@ -217,6 +247,23 @@ def _references(
         for target, score in scores.items():
             rows.append((source, target, "reference", 1.0 - exp(-REFERENCE_SCALE * score)))
     return rows
+
+
+class _Packages(dict[str, list[str]]):
+    """folder -> its Go files (a Go package), made on the first look: building the edges of a
+    few Python files never walks every record for them."""
+
+    def __init__(self, files: Mapping[str, FileIndex]) -> None:
+        super().__init__()
+        self._files: Mapping[str, FileIndex] | None = files
+
+    def get(self, folder: str, default: Any = None) -> Any:
+        if self._files is not None:
+            for path, record in self._files.items():
+                if record.language == "go":
+                    self.setdefault(posixpath.dirname(path), []).append(path)
+            self._files = None
+        return super().get(folder, default)
 
 
 def _targets(

@@ -237,9 +237,12 @@ def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit
     between their common start and common end."""
     old = kept[2]
     most = min(len(old), len(data))
-    start = _common(lambda k: old[:k] == data[:k], most)
-    end = _common(lambda k: old[len(old) - k :] == data[len(data) - k :], most - start)
-    old_end, new_end = len(old) - end, len(data) - end
+    start = _same_run(lambda at, k: old[at : at + k] == data[at : at + k], most)
+    o, d = len(old), len(data)
+    end = _same_run(
+        lambda at, k: old[o - at - k : o - at] == data[d - at - k : d - at], most - start
+    )
+    old_end, new_end = o - end, d - end
     at = _point(old, start)  # the rows before the span are counted once, not three times
     tree = kept[3].copy()
     tree.edit(
@@ -253,17 +256,29 @@ def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit
     return Edit(old, tree, start, old_end, new_end)
 
 
-def _common(same: Any, most: int) -> int:
-    """The largest `k <= most` with `same(k)` (which holds for every smaller `k`): a binary
-    search of slice comparisons, each in C."""
-    lo, hi = 0, most
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if same(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+#: Bytes compared at a time while looking for where two texts part.
+_STRIDE = 4096
+
+
+def _same_run(same: Any, most: int) -> int:
+    """The largest `k <= most` whose first `k` positions agree (`same(at, k)`: positions
+    `at..at+k` agree, compared in C): blocks of `_STRIDE` until one differs, then a binary
+    search inside it. A whole-text binary search copied the file twice per step (0.3 ms for
+    a 100 kB file); this copies about one block per 4 kB up to the edit, then a few."""
+    at = 0
+    while at < most:
+        n = min(_STRIDE, most - at)
+        if not same(at, n):
+            lo, hi = 0, n - 1  # the first `lo` positions of the block agree; the block does not
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if same(at, mid):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return at + lo
+        at += n
+    return most
 
 
 def _point(data: bytes, offset: int) -> tuple[int, int]:

@@ -218,10 +218,8 @@ def revisited(
         for part in fresh:
             more_bare.update(part.bare)
             more_qualified.update(part.qualified)
-        bare, qualified = known.bare.copy(), known.qualified.copy()
-        bare.update(more_bare)
-        qualified.update(more_qualified)
-        bare, qualified = +bare, +qualified  # the zeros out
+        bare = _added(known.bare, more_bare)
+        qualified = _added(known.qualified, more_qualified)
         old = edit.old
         newlines = known.record.lines - (1 if old and not old.endswith(b"\n") else 0) + rows
         lines = newlines + (1 if data and not data.endswith(b"\n") else 0)
@@ -241,6 +239,17 @@ def revisited(
     )
     del _KEPT[:-_KEEP]
     return record
+
+
+def _added(counts: Counter[bytes], more: Counter[bytes]) -> Counter[bytes]:
+    """A copy of `counts` (all positive) with the signed `more` added, the names now at zero
+    or below taken out: only those of `more` can be (no pass over every name)."""
+    out = counts.copy()
+    out.update(more)
+    for name in more:
+        if out[name] <= 0:
+            del out[name]
+    return out
 
 
 def _plus(refs: Refs, more: Refs) -> Refs:
