@@ -312,3 +312,68 @@ def test_an_edit_is_read_ahead_of_the_next_call(
     finally:
         w.close()
     same_as_fresh(w)
+
+
+def fresh_like(w: WarmGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """Every edge, `dependents` and `top_files` (PageRank) of the warm graph are those of a
+    fresh index of the tree (its own cache, nothing kept from this process)."""
+    from ore.graph.index import languages, revisit
+
+    g = w.graph()
+    kept = languages._LAST, revisit._KEPT
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / f"fresh{n}"))
+    languages._LAST, revisit._KEPT = [], []
+    try:
+        fresh = open_graph(w.root)
+    finally:
+        languages._LAST, revisit._KEPT = kept
+    assert g.index.edges == fresh.index.edges, n
+    assert g.index.edge_columns[:3] == fresh.index.edge_columns[:3], n
+    assert list(g.index.edge_columns[3]) == list(fresh.index.edge_columns[3]), n
+    for rel in g.files:
+        assert g.dependents(rel) == fresh.dependents(rel), (n, rel)
+    assert [r.to_dict() for r in g.top_files(None)] == [r.to_dict() for r in fresh.top_files(None)]
+
+
+@pytest.mark.invariant
+def test_names_that_come_reach_the_files_using_them_and_unchanged_edges_keep_pagerank(
+    warm: WarmGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files using each name are kept and brought up to date per edit (no pass over every
+    file); a name that comes reaches every file using it, however that use came; an edit whose
+    edges, built again, come out the same keeps PageRank (no recomputation), and a later query
+    that needs PageRank after an edit that moved an edge sees that edge."""
+    from ore.graph.queries import derived
+
+    core, user, other = (warm.root / "pkg" / name for name in ("core.py", "user.py", "other.py"))
+    (warm.root / "pkg" / "__init__.py").write_text("from pkg.core import *\n")
+    user.write_text("import os\nfrom pkg import core\n\n\ndef use():\n    return core.base()\n")
+    other.write_text("from pkg import *\n\n\ndef alone():\n    return base()\n")
+    users = ["pkg/__init__.py", "pkg/other.py", "pkg/user.py"]
+    assert sorted(dependents(warm, "pkg/core.py")) == users
+    warm.graph().top_files(None)
+    steps = [  # (file, text): each a fresh index's answers after it
+        (core, "def base():\n    return 1\n\n\ndef later():\n    return 2\n"),  # a name comes
+        (other, "from pkg import *\n\n\ndef alone():\n    return soon()\n"),  # not defined
+        (core, "def base():\n    return 1\n\n\ndef soon():\n    return 2\n"),  # it comes
+        (user, "import os\nfrom pkg import core\n\n\ndef use():\n    return core.soon()\n"),
+        (core, "def base():\n    return 1\n"),  # it goes: both users move
+        (core, "def base():\n    return 1\n\n\ndef soon():\n    return 2\n"),
+    ]
+    for n, (path, text) in enumerate(steps):
+        path.write_text(text)
+        fresh_like(warm, tmp_path, monkeypatch, n)
+    rank = warm.graph().__dict__["pagerank"]
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("PageRank computed again for an edit that kept every edge")
+
+    real = derived.pagerank
+    monkeypatch.setattr(derived, "pagerank", refuse)
+    core.write_text(core.read_text() + "\n\ndef helper():\n    return base()\n")  # a new name
+    g = warm.graph()
+    assert g.symbol("helper")[0].path == "pkg/core.py"
+    assert g.__dict__.get("pagerank") is rank  # the same edges: kept
+    assert [r.path for r in g.top_files(None)] == [r.path for r in warm.graph().top_files(None)]
+    monkeypatch.setattr(derived, "pagerank", real)
+    fresh_like(warm, tmp_path, monkeypatch, len(steps))
