@@ -1,7 +1,8 @@
-"""Renamed runs that cross a definition's edge (`judgment.runs.Edges`, issue 25): one test's last
-lines with the next test's first ones are two half-copies, not a copy, and are not reported; a
-copy inside one function, a copy of whole functions and a copied function with its decorator
-still are."""
+"""Runs that cross a definition's edge (`judgment.runs.Edges`, issue 25): one test's last lines
+with the next test's first ones are two half-copies, not a copy, and are not reported; nor is a
+short exact run (under the minimum in whole lines) joining one model's last line to the next
+model's head. A copy inside one function, a copy of whole functions, a copied function with its
+decorator and an exact run of five whole lines or more still are."""
 
 from __future__ import annotations
 
@@ -114,7 +115,38 @@ def link(request, uid):
 """
 
 
-def _groups(root: Path, one: str, two: str, *, cut: bool = True) -> list[set[tuple[str, int, int]]]:
+#: Two test models: the end of `A` (a `)` both end with) and the head of `B` are the same text.
+_MODELS = """class A(Base):
+    __tablename__ = "a"
+    id = Column(Integer, primary_key=True)
+    bs = relationship("B", remote_side="A.id")
+
+
+class B(Base):
+    __tablename__ = "b"
+    id = Column(Integer, primary_key=True)
+    a_id = Column(ForeignKey("a.id"))
+    c_id = Column(ForeignKey("c.id"))
+"""
+
+_OTHER_MODELS = """class A(Base):
+    data = Column(String(50))
+    bs = relationship(
+        "B", back_populates="a"
+    )
+
+
+class B(Base):
+    __tablename__ = "b"
+    id = Column(Integer, primary_key=True)
+    a_id = Column(ForeignKey("a.id"))
+    name = Column(String(30), nullable=False)
+"""
+
+
+def _groups(
+    root: Path, one: str, two: str, *, cut: bool = True, kinds: tuple[str, ...] = ("renamed",)
+) -> list[set[tuple[str, int, int]]]:
     (root / "tests").mkdir(parents=True, exist_ok=True)
     (root / "tests" / "test_one.py").write_text(one)
     (root / "tests" / "test_two.py").write_text(two)
@@ -122,9 +154,9 @@ def _groups(root: Path, one: str, two: str, *, cut: bool = True) -> list[set[tup
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(clones, "_definitions", lambda g, path: [])
             patch.setattr(clones, "CUTS", -1)
-            found = open_graph(root).duplicates(kinds=("renamed",))
+            found = open_graph(root).duplicates(kinds=kinds)
     else:
-        found = open_graph(root).duplicates(kinds=("renamed",))
+        found = open_graph(root).duplicates(kinds=kinds)
     return [{(o.path, o.start, o.end) for o in c.occurrences} for c in found]
 
 
@@ -156,3 +188,23 @@ def test_a_cut_above_a_definition_keeps_its_decorator(tmp_path: Path) -> None:
     assert _groups(tmp_path / "after", _DISPLAY, _LINK) == [
         {("tests/test_one.py", 8, 12), ("tests/test_two.py", 8, 12)}
     ]
+
+
+def test_a_short_exact_run_across_two_models_is_not_a_copy(tmp_path: Path) -> None:
+    """Four whole lines and a shared `)`: five lines only through the partial line and the blank
+    ones, across A's end and B's head."""
+    exact = ("exact",)
+    before = _groups(tmp_path / "before", _MODELS, _OTHER_MODELS, cut=False, kinds=exact)
+    assert before == [{("tests/test_one.py", 4, 10), ("tests/test_two.py", 5, 11)}]
+    assert _groups(tmp_path / "after", _MODELS, _OTHER_MODELS, kinds=exact) == []
+
+
+def test_an_exact_run_of_whole_lines_is_not_cut(tmp_path: Path) -> None:
+    """Five equal whole lines across A's end and B's head: `symilar -d 5` reports them wherever
+    they are, and so does ORE."""
+    two = _OTHER_MODELS.replace(
+        'bs = relationship(\n        "B", back_populates="a"\n    )',
+        'bs = relationship("B", remote_side="A.id")',
+    )
+    found = _groups(tmp_path, _MODELS, two, kinds=("exact",))
+    assert found == [{("tests/test_one.py", 4, 10), ("tests/test_two.py", 3, 9)}]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
 from ..index.kinds import is_context
+from ..index.pool import PARALLEL_MIN, aside
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .lineindex import kept
@@ -86,14 +87,23 @@ def find_clones(
         shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
         groups: list[CloneGroup] = []
         files = sorted(shapes)
-        if "exact" in wanted:
-            ends = LineEnds(str(g.root), shapes)
-            groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends)
-        if "renamed" in wanted:
-            edges = Edges(str(g.root), {p: _definitions(g, p) for p in files})
-            groups += line_groups(shapes, files, "renamed", min_lines, min_tokens, edges=edges)
-        if "structural" in wanted:
-            groups += _structural(shapes, files, min_lines, min_tokens)
+        edges = Edges(str(g.root), {p: _definitions(g, p) for p in files})
+
+        def others() -> list[CloneGroup]:
+            found: list[CloneGroup] = []
+            if "renamed" in wanted:
+                found += line_groups(shapes, files, "renamed", min_lines, min_tokens, edges=edges)
+            if "structural" in wanted:
+                found += _structural(shapes, files, min_lines, min_tokens)
+            return found
+
+        # renamed and structural groups on another core while this one pairs the exact runs
+        both = "exact" in wanted and len(files) >= PARALLEL_MIN
+        with aside(others, _clone_rows, _clone_groups, wanted=both) as rest:
+            if "exact" in wanted:
+                ends = LineEnds(str(g.root), shapes)
+                groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends, edges)
+            groups += rest()
         groups.sort(key=_largest_first)
         kept = _unflooded([c for c in groups if not mostly_prose(c.kind, c.tokens, c.lines)])
         kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))

@@ -11,9 +11,15 @@ seeds are two lines shorter than the minimum, and a pair whose run of whole line
 either minimum takes in the tokens both places share at the end of the line before and at the
 start of the line after. The minimum lines then count the clone's span, first line to last.
 Renamed clones compare code lines with identifiers and literals normalised, `m` of them at least;
-a pair whose text is the same is left to the exact groups. A renamed run that crosses the edge of
-a definition (`Edges`: it starts inside one test and ends inside the next) is two half-copies,
-not one copy: it is cut there, and each part is reported only when it alone clears the bars.
+a pair whose text is the same is left to the exact groups.
+
+A renamed run that crosses the edge of a definition (`Edges`: it starts inside one test and ends
+inside the next, or joins one model's last line to the next one's head) is two half-copies, not
+one copy: it is cut there, and each part is reported only when it alone clears the bars. So is an
+exact run of fewer than `m` whole lines (it reaches the minimum through blank lines or the partial
+lines at its ends; a partial line across the edge is left out). An exact run of `m` whole lines
+or more is not cut: pylint's `symilar -d 5`, the recall reference, reports it wherever it is, and
+cutting those too cost 2.8 points of recall against it on sqlalchemy (docs/graph.md).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from .trivial import idiom_run, trivial_run
 __all__ = ["BUCKET_CAP", "CUTS", "Edges", "LineEnds", "line_groups"]
 
 #: Bumped when where a run is cut changes (`Edges`): answers kept before are stale.
-CUTS = 3
+CUTS = 5
 BUCKET_CAP = 64  # windows seen more often than this are boilerplate, not clones to report
 _PARTIAL = 2  # an exact clone may start and end inside a line: two more lines at most
 
@@ -81,7 +87,8 @@ def line_groups(
     edges: Edges | None = None,
 ) -> list[CloneGroup]:
     """The `kind` ("exact" or "renamed") clone groups of `files`; exact ones with partial lines
-    when `ends` can read them, renamed ones cut where they cross a definition's edge (`edges`)."""
+    when `ends` can read them; renamed ones, and exact ones of under `m` whole lines, cut where
+    they cross a definition's edge (`edges`)."""
     exact = kind == "exact"
     seed = max(2, m - _PARTIAL) if exact and ends is not None else m
     views = [shapes[p].text_lines() if exact else _code_lines(shapes[p]) for p in files]
@@ -127,7 +134,7 @@ def line_groups(
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
     idiom = _Idiom(views, min_tokens) if exact else None
-    cuts = None if exact or edges is None else edges.cuts(files, views)
+    cuts = None if edges is None else edges.cuts(files, views)
     return _grouped(views, files, kind, spans, m, min_tokens, idiom, cuts)
 
 
@@ -292,10 +299,10 @@ class Edges:
 
 
 class _Cuts:
-    """A renamed run's parts: where it crosses the edge of a definition at any of its places (a
+    """A run's parts: where it crosses the edge of a definition at any of its places (a
     definition it enters or leaves without holding it whole), it is cut, as the run is then the
     end of one test or method and the start of the next, not one copy. A run holding whole
-    definitions is one part."""
+    definitions is one part. An exact run's partial line beyond an edge is left out."""
 
     def __init__(self, edges: Edges, files: list[str], views: list[TextLines]) -> None:
         self.edges, self.files, self.views = edges, files, views
@@ -313,12 +320,15 @@ class _Cuts:
     def __call__(self, places: list[Span]) -> list[list[Span]]:
         n = places[0][2]
         cuts: set[int] = set()
-        for f, i, _n, _b, _a in places:
+        for f, i, _n, before, after in places:
             starts, ends = self._spans(f)
             if not starts:
                 continue
             numbers = self.views[f][0]
-            first, last = numbers[i], numbers[i + n - 1]
+            # an exact run's partial lines count: a cut at 0 (at n) leaves the line before
+            # (after) out
+            first = numbers[i - 1] if before else numbers[i]
+            last = numbers[i + n] if after else numbers[i + n - 1]
             # a definition starting inside the run and ending after it: cut above it
             for s, e in starts[
                 bisect_right(starts, (first, 1 << 62)) : bisect_right(starts, (last, 1 << 62))
@@ -330,11 +340,23 @@ class _Cuts:
             for e, s in ends[bisect_left(ends, (first, -1)) : bisect_left(ends, (last, -1))]:
                 if s < first:
                     cuts.add(bisect_right(numbers, e, i, i + n) - i)
-        edges = sorted(k for k in cuts if 0 < k < n)
-        if not edges:
+        if not cuts:
             return [places]
-        bounds = list(pairwise([0, *edges, n]))
-        return [[(f, i + lo, hi - lo, 0, 0) for f, i, _n, _b, _a in places] for lo, hi in bounds]
+        edges = sorted(k for k in cuts if 0 < k < n)
+        keep_before, keep_after = 0 not in cuts, n not in cuts
+        return [
+            [
+                (
+                    f,
+                    i + lo,
+                    hi - lo,
+                    b if lo == 0 and keep_before else 0,
+                    a if hi == n and keep_after else 0,
+                )
+                for f, i, _n, b, a in places
+            ]
+            for lo, hi in pairwise([0, *edges, n])
+        ]
 
 
 def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) -> bool:
@@ -390,7 +412,9 @@ def _grouped(
             kept.append(place)
         if len(kept) < 2:
             continue
-        for part in [kept] if cuts is None else cuts(kept):
+        # an exact run of `m` whole lines or more is not cut: symilar reports it (docs/graph.md)
+        whole = cuts is None or (kind == "exact" and kept[0][2] >= m)
+        for part in [kept] if whole else cuts(kept):
             found = _group(views, files, kind, context, part, m, min_tokens, idiom)
             if found is not None:
                 out.append(found)
