@@ -16,14 +16,14 @@ import os
 import select
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .extract import Skipped, index_file
 from .languages import parser_and_query
 from .records import FileIndex
 
-__all__ = ["PARALLEL_MIN", "Job", "Progress", "Result", "Work", "parse_all"]
+__all__ = ["PARALLEL_MIN", "Job", "Progress", "Result", "Work", "aside", "parse_all"]
 
 PARALLEL_MIN = 48
 Work = tuple[str, str, str | None]
@@ -280,6 +280,76 @@ def _decode(row: tuple[object, ...] | str) -> Result:
     if len(row) == 1:
         return Skipped(row[0])
     return FileIndex.from_row(row)
+
+
+@contextlib.contextmanager
+def aside(
+    task: Callable[[], Any],
+    encode: Callable[[Any], Any],
+    decode: Callable[[Any], Any],
+    *,
+    wanted: bool = True,
+) -> Iterator[Callable[[], Any]]:
+    """`task()` computed in a forked child while this process does other work: yields a call
+    that returns its result (decoded from the child's `marshal` message of `encode(result)`).
+    A child that fails, dies or cannot be forked leaves `task()` to this process, so the result
+    never depends on the child; without fork, with one core or when not `wanted`, `task()` is
+    simply called when its result is asked for. A child still running at the end is ended."""
+    child = _aside_child(task, encode) if wanted and _FORK and _cores() > 1 else None
+    done = False
+
+    def result() -> Any:
+        nonlocal done
+        if child is not None and not done:
+            done = True
+            fd, pid = child
+            blob = bytearray()
+            while chunk := os.read(fd, 1 << 20):
+                blob += chunk
+            os.close(fd)
+            _, status = os.waitpid(pid, 0)
+            if status == 0 and blob:
+                with contextlib.suppress(ValueError, TypeError, EOFError):
+                    return decode(marshal.loads(blob))
+        return task()
+
+    try:
+        yield result
+    finally:
+        if child is not None and not done:
+            fd, pid = child
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _aside_child(task: Callable[[], Any], encode: Callable[[Any], Any]) -> tuple[int, int] | None:
+    """Fork a child that writes `marshal.dumps(encode(task()))` to a pipe and ends; the pipe's
+    read end and the child's pid, or None when it could not be forked."""
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            _die_with(parent)
+            os.close(read)
+            _write_all(write, marshal.dumps(encode(task())))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return read, pid
 
 
 def _pool(
