@@ -1,6 +1,7 @@
 """Exact runs that are idiom, not copies (`judgment.trivial.idiom_run`, issue 25): the brackets
-between rows of a data table are not reported; the same rows holding statements are, and so are
-an exact copy of logic and an import list (`symilar -d 5`, the recall reference, reports it)."""
+between rows of a data table and an import list of the minimum lines are not reported; the same
+rows holding statements are, and so are an exact copy of logic and a longer import list
+(`symilar -d 5`, the recall reference, reports lists of more than five lines)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from ore.graph import open_graph
-from ore.graph.judgment.trivial import idiom_run
+from ore.graph.judgment import runs, trivial
+from ore.graph.judgment.trivial import idiom_run, import_lines
 
 
 @pytest.fixture(autouse=True)
@@ -85,6 +87,31 @@ _CALLS = """ROWS_{name} = [
 """
 
 
+_SHORT_IMPORTS = """from __future__ import annotations
+
+from typing import Any
+from typing import Optional
+from typing import Sequence
+from typing import Union
+
+VALUE_{name} = 1
+"""
+
+
+def test_an_import_list_of_the_minimum_lines_is_not_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five import lines (the minimum): the lines every module opens with, reported before the
+    rule, not after; a sixth line makes a list `symilar -d 5` reports (more than five lines),
+    so ORE does too (test above)."""
+    with monkeypatch.context() as patch:  # the version before: no import lines known
+        patch.setattr(runs, "import_lines", lambda family, text: frozenset())
+        patch.setattr(trivial, "RULES", (*trivial.RULES, "before"))
+        before = _pair(tmp_path / "before", _SHORT_IMPORTS)
+    assert before == [{("pkg/one.py", 1, 6), ("pkg/two.py", 1, 6)}]
+    assert _pair(tmp_path / "after", _SHORT_IMPORTS) == []
+
+
 def test_brackets_between_data_rows_are_not_a_copy(tmp_path: Path) -> None:
     assert _pair(tmp_path / "rows", _ROWS) == []
     found = _pair(tmp_path / "calls", _CALLS)
@@ -98,3 +125,7 @@ def test_the_rule_itself() -> None:
     assert not idiom_run([2, 4, 1, 4, 2])  # two statements
     assert not idiom_run([1, 9, 1])  # one long statement
     assert idiom_run([5, 2]) and not idiom_run([5, 2], min_tokens=1)  # tiny runs asked for
+    assert idiom_run([4, 5, 5, 5, 5], [True] * 5, min_lines=5)  # a short import list
+    assert not idiom_run([4, 5, 5, 5, 5, 5], [True] * 6, min_lines=5)  # symilar reports it
+    assert not idiom_run([4, 5, 5, 5, 5], [True] * 4 + [False], min_lines=5)  # code after it
+    assert import_lines("python", "import os\nfrom a import (\n    b,\n)\nx = 1\n") == {1, 2, 3, 4}

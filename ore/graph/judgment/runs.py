@@ -33,8 +33,8 @@ from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
 from ..index.source import read_source
 from ..results import CloneGroup, Occurrence
-from .shapes import FileShape, TextLines, line_tokens
-from .trivial import idiom_run, trivial_run
+from .shapes import FileShape, TextLines, family, line_tokens
+from .trivial import idiom_run, import_lines, trivial_run
 
 __all__ = ["BUCKET_CAP", "CUTS", "Edges", "LineEnds", "line_groups"]
 
@@ -56,6 +56,15 @@ class LineEnds:
         self.root, self.shapes = root, shapes
         self.lines: dict[str, list[str]] = {}
         self.tokens: dict[tuple[str, int], list[str]] = {}
+        self.imported: dict[str, frozenset[int]] = {}
+
+    def imports(self, path: str) -> frozenset[int]:
+        """The numbers of the file's lines that are part of an import statement."""
+        found = self.imported.get(path)
+        if found is None:
+            language = family(self.shapes[path].language)
+            found = self.imported[path] = import_lines(language, "\n".join(self._lines(path)))
+        return found
 
     def _lines(self, path: str) -> list[str]:
         lines = self.lines.get(path)
@@ -133,7 +142,7 @@ def line_groups(
                 one, two = (f, p, n, before, after), (h, q, n, before, after)
                 spans.setdefault(one, {one}).add(two)
                 spans.setdefault(two, {two}).add(one)
-    idiom = _Idiom(views, min_tokens) if exact else None
+    idiom = _Idiom(views, files, ends, m, min_tokens) if exact else None
     cuts = None if edges is None else edges.cuts(files, views)
     return _grouped(views, files, kind, spans, m, min_tokens, idiom, cuts)
 
@@ -370,15 +379,30 @@ def _trivial(views: list[TextLines], context: list[bool], places: list[Span]) ->
 
 class _Idiom:
     """Whether an exact run is idiom, not a copy (`trivial.idiom_run`), judged on its whole
-    lines (the same at every place)."""
+    lines (the same at every place); import lines are read from the file (`LineEnds`), only for
+    a run of at most `m` whole lines not judged idiom already."""
 
-    def __init__(self, views: list[TextLines], min_tokens: int) -> None:
-        self.views, self.min_tokens = views, min_tokens
+    def __init__(
+        self,
+        views: list[TextLines],
+        files: list[str],
+        ends: LineEnds | None,
+        m: int,
+        min_tokens: int,
+    ) -> None:
+        self.views, self.files, self.ends = views, files, ends
+        self.m, self.min_tokens = m, min_tokens
 
     def __call__(self, places: list[Span]) -> bool:
         f, i, n, _b, _a = places[0]
-        _numbers, _keys, tokens = self.views[f]
-        return idiom_run(tokens[i : i + n], min_tokens=self.min_tokens)
+        numbers, _keys, tokens = self.views[f]
+        if idiom_run(tokens[i : i + n], min_tokens=self.min_tokens):
+            return True
+        if self.ends is None or n > self.m:
+            return False
+        found = self.ends.imports(self.files[f])
+        imports = [k in found for k in numbers[i : i + n]]
+        return idiom_run(tokens[i : i + n], imports, min_tokens=self.min_tokens, min_lines=self.m)
 
 
 def _grouped(

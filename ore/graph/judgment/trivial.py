@@ -23,13 +23,19 @@ An exact run is a copy unless its whole lines are idiom many files share without
 - *punctuation*: its lines of `STATEMENT_TOKENS` tokens or more hold under twice that many:
   brackets and commas around one short statement at most (the brackets between two rows of a
   data table, a call's closing `)` and the next check's `eq_(`, `list(`, `sess.execute(`);
-  a token minimum asked below that bar lowers it (`--min-tokens 1` lists the tiny runs).
+  a token minimum asked below that bar lowers it (`--min-tokens 1` lists the tiny runs);
+- *a short import list*: every whole line is part of an import statement (`import_lines`), and
+  there are no more of them than the minimum lines asked (five at the default): the `from
+  __future__ import annotations` / `from typing import ...` lines modules open with. pylint's
+  own duplicate check ignores imports by default; a longer import list is still reported, as
+  `symilar -d 5` (issue 25's reference) reports lists of more than five lines: dropping every
+  import list took recall against it on sqlalchemy from 90.5% to 78.6%, dropping the short ones
+  cost 4 of its 2,684 groups.
 
 Exact text many files share as idiom beyond these (a test base class's `setup_classes` lines,
 a generic `class B(decl_base)` test model) is still reported: `symilar` reports it too, and a
 rule dropping runs whose every line is in many files cost 7-24 points of recall against it
-on sqlalchemy (docs/graph.md). So are import lists: `symilar -d 5` (issue 25's reference)
-reports them, and dropping them took recall against it on sqlalchemy from 90.5% to 78.6%.
+on sqlalchemy (docs/graph.md).
 
 Before these rules judge a run, it is cut where it crosses a definition's edge (`runs.Edges`:
 one test's last lines with the next one's first are two half-copies), renamed runs and exact
@@ -38,6 +44,7 @@ ones under the minimum in whole lines; each part is judged on its own.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
@@ -48,6 +55,7 @@ __all__ = [
     "STATEMENTS",
     "STATEMENT_TOKENS",
     "idiom_run",
+    "import_lines",
     "mostly_prose",
     "trivial_run",
 ]
@@ -59,7 +67,7 @@ CONTEXT_STATEMENTS = 5
 #: A line of fewer tokens is part of a statement, not one (`)`, `x,`, `else:`, `return x`).
 STATEMENT_TOKENS = 4
 _PROSE_LINES = 4
-_IDIOMS = 2  # bumped when what `idiom_run` judges changes
+_IDIOMS = 3  # bumped when what `idiom_run` judges changes
 #: What an answer kept by content (`memo`) was computed with: a change here computes it afresh.
 RULES = (STATEMENTS, CONTEXT_STATEMENTS, STATEMENT_TOKENS, _PROSE_LINES, _IDIOMS)
 
@@ -82,9 +90,47 @@ def mostly_prose(kind: str, tokens: int, lines: int) -> bool:
     return kind == "renamed" and tokens * _PROSE_LINES < lines
 
 
-def idiom_run(tokens: Sequence[int], *, min_tokens: int = 2 * STATEMENT_TOKENS) -> bool:
-    """Whether an exact run is idiom, not a copy, from its whole lines' token counts: brackets
-    and commas around one short statement at most (`)`, `eq_(`, `sess.execute(`). A smaller
-    `min_tokens` than the rule's own asks for smaller runs: the bar goes down to it."""
+def idiom_run(
+    tokens: Sequence[int],
+    imports: Sequence[bool] = (),
+    *,
+    min_tokens: int = 2 * STATEMENT_TOKENS,
+    min_lines: int = 0,
+) -> bool:
+    """Whether an exact run is idiom, not a copy, from its whole lines' token counts and (when
+    known) whether each is part of an import statement: brackets and commas around one short
+    statement at most (`)`, `eq_(`, `sess.execute(`), or an import list of at most `min_lines`
+    lines. A smaller `min_tokens` than the rule's own asks for smaller runs: the punctuation bar
+    goes down to it."""
+    if imports and all(imports) and len(imports) <= min_lines:
+        return True  # a short import list
     bar = min(2 * STATEMENT_TOKENS, min_tokens)
     return sum(t for t in tokens if t >= STATEMENT_TOKENS) < bar
+
+
+_IMPORTS = {
+    "python": re.compile(
+        r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[ \t]*(?:\([^)]*\)|(?:[^\\\n]|\\[\s\S])*)", re.M
+    ),
+    "js": re.compile(
+        r"^[ \t]*(?:import|export)[ \t]+(?:type[ \t]+)?(?:[^;'\"`]*?\bfrom[ \t]*)?['\"][^'\"\n]*['\"]",
+        re.M,
+    ),
+    "go": re.compile(r"^import[ \t]*(?:\([^)]*\)|[^\n]*)", re.M),
+    "rust": re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?use[ \t][^;]*;", re.M),
+}
+
+
+def import_lines(family: str, text: str) -> frozenset[int]:
+    """The numbers of the lines of `text` that are part of an import statement (a lexer family
+    without a rule: none)."""
+    rule = _IMPORTS.get(family)
+    if rule is None:
+        return frozenset()
+    out: set[int] = set()
+    line, at = 1, 0
+    for found in rule.finditer(text):
+        line += text.count("\n", at, found.start())
+        at = found.start()
+        out.update(range(line, line + found.group().count("\n") + 1))
+    return frozenset(out)
