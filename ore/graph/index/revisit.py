@@ -22,6 +22,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import chain, islice
+from operator import attrgetter, itemgetter, le
 from typing import Any, NamedTuple
 
 from .binding import kept_refs
@@ -120,18 +122,15 @@ def summed(
     """The record of a file from the parts of its tree in document order: the one step that
     reads the whole file's parts. `refs(bound)` counts the used names that are evidence, given
     the names the file's imports bind; `lines` when known."""
-    rows: list[Row] = []
-    ordered = True
-    for part in parts:
-        found = part.symbols
-        if found:
-            if rows and ordered and _first_three(rows[-1]) > _first_three(found[0]):
-                ordered = False
-            rows += found
-    if not ordered:
+    # Each part's rows are sorted, so the whole is when each part's last row comes before the
+    # next one's first (rows of two parts never share a start byte: the tuples' first three
+    # decide). Every pass over the parts runs in C: a 2,890-line file has 600 of them.
+    found = list(filter(None, map(_SYMBOLS, parts)))
+    rows: list[Row] = list(chain.from_iterable(found))
+    if not all(map(le, map(_LAST, found), map(_FIRST, islice(found, 1, None)))):
         rows.sort(key=_first_three)  # by line and name; ties (minified code) by position
-    imports = [imp for part in parts for imp in part.imports]
-    directives = [part.directives for part in parts if part.directives is not None]
+    imports = list(chain.from_iterable(map(_IMPORTS, parts)))
+    directives = list(filter(None, map(_DIRECTIVES, parts)))  # each in line order already
     if directives:
         imports += [imp for found in directives for imp in found]
         imports.sort(key=_line)
@@ -144,12 +143,16 @@ def summed(
         mtime_ns=stamp.mtime_ns,
         digest=stamp.digest,
         lines=lines,
-        symbols=tuple([row[3] for row in rows]),
+        symbols=tuple(map(_SYMBOL, rows)),
         imports=tuple(imports),
         refs=refs(bound_by(imports)),
         parse_error=tree.root_node.has_error,
         non_utf8=stamp.non_utf8,
     )
+
+
+_SYMBOLS, _IMPORTS, _DIRECTIVES = (attrgetter(name) for name in Part._fields[:3])
+_FIRST, _LAST, _SYMBOL = itemgetter(0), itemgetter(-1), itemgetter(3)
 
 
 def bound_by(imports: Sequence[Import]) -> set[str]:
