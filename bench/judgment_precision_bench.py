@@ -17,8 +17,8 @@ figures are noisy. `answers`: the first ten answers of each query, one JSON line
 the verdicts committed beside them. `clones`: twenty default `duplicates` answers, the first ten
 and ten drawn from the rest (`random.Random(seed)`, 25 unless `--seed`), for the verdicts in
 `judgment_samples/sqlalchemy_duplicates.jsonl` and `werkzeug_duplicates.jsonl` (seeds 25,
-2026 and 8117, the first ten once; each row with its verdict, whether it is worth acting on, and
-why). `--ignore-imports`: symilar without import lines, as pylint's duplicate-code check runs
+2026, 8117, 7301 and 7302, the first ten judged again when the rules changed them; each row with
+its verdict, whether it is worth acting on, and why). `--ignore-imports`: symilar without import lines, as pylint's duplicate-code check runs
 by default (symilar alone counts them; ORE does not report an import list).
 """
 
