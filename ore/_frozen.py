@@ -7,9 +7,12 @@ before its first line of output (12 ms of a 100 ms command; issue 22 bounds it a
 `import click`). Here `dataclasses` still reads the fields and makes the slots, so
 `dataclasses.fields`, `replace`, `asdict`, `is_dataclass` and `match` work as ever, but only
 `__init__` is compiled (it is the one method whose speed matters: a long session builds
-thousands of messages), and only when the first instance is made: compiling it is most of
-what is left of a definition's cost (0.25 ms), and a command makes instances of about half
-the contracts it defines. The other methods are the same few functions for every contract,
+thousands of messages), and only once a class has made `COMPILE_AFTER` instances: compiling
+it is most of what is left of a definition's cost (0.25 ms), and most contracts make a few
+instances a command (a turn made thirteen classes' instances, 10 million instructions of
+compiling, a quarter of what logging a turn cost; issue 23). Until then one generic
+`__init__` binds the arguments, and anything it does not expect (a missing, unknown or
+repeated argument) goes to the compiled one, so errors read as Python's own. The other methods are the same few functions for every contract,
 closures over the class's field names, with a frozen dataclass's behaviour: assigning or
 deleting a field raises `FrozenInstanceError`, two instances are equal when they are of the
 same class and their fields are equal, the hash is the fields' hash, `repr` is
@@ -29,7 +32,11 @@ from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, f
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
-__all__ = ["contract"]
+__all__ = ["COMPILE_AFTER", "contract"]
+
+#: Instances a class makes through the generic `__init__` before its own is compiled: compiling
+#: costs what about a hundred generic calls cost more than compiled ones.
+COMPILE_AFTER = 64
 
 _C = TypeVar("_C", bound=type)
 
@@ -77,11 +84,42 @@ def contract(cls: _C) -> _C:
         for name, value in zip(names, state, strict=True):
             object.__setattr__(self, name, value)
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        compiled = _compiled_init(made, every)  # on the first instance: see the module's doc
+    defaults = {f.name: f.default for f in every if f.default is not MISSING}
+    factories = {f.name: f.default_factory for f in every if f.default_factory is not MISSING}
+    post_init = getattr(made, "__post_init__", None)
+    made_so_far = 0
+
+    def compile_init() -> Any:
+        compiled = _compiled_init(made, every)
         compiled.__qualname__ = f"{made.__qualname__}.__init__"
         made.__init__ = compiled
-        compiled(self, *args, **kwargs)
+        return compiled
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal made_so_far
+        made_so_far += 1
+        if made_so_far > COMPILE_AFTER or len(args) > len(names):
+            compile_init()(self, *args, **kwargs)
+            return
+        for name, value in zip(names, args, strict=False):  # fewer args: the rest below
+            _set(self, name, value)
+        taken = 0
+        for name in names[len(args) :]:
+            if name in kwargs:
+                _set(self, name, kwargs[name])
+                taken += 1
+            elif name in defaults:
+                _set(self, name, defaults[name])
+            elif name in factories:
+                _set(self, name, factories[name]())
+            else:  # missing: the compiled one says so as Python does
+                compile_init()(self, *args, **kwargs)
+                return
+        if taken != len(kwargs):  # unknown, or given twice
+            compile_init()(self, *args, **kwargs)
+            return
+        if post_init is not None:
+            post_init(self)
 
     methods = {
         "__init__": __init__,
@@ -99,6 +137,9 @@ def contract(cls: _C) -> _C:
         method.__qualname__ = f"{made.__qualname__}.{name}"
         setattr(made, name, method)
     return made  # type: ignore[no-any-return]
+
+
+_set = object.__setattr__
 
 
 def _frozen_setattr(self: object, name: str, value: object) -> None:

@@ -118,12 +118,49 @@ def test_every_ore_contract_is_made_by_contract() -> None:
         assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
 
 
-def test_init_is_compiled_when_the_first_instance_is_made() -> None:
+def test_init_is_compiled_once_a_class_has_made_compile_after_instances() -> None:
     import inspect
 
+    from ore._frozen import COMPILE_AFTER
+
     late = contract(type("Late", (), {"__annotations__": {"a": "int", "b": "int"}, "b": 2}))
-    assert "*args" in str(inspect.signature(late))  # compiled on first use
+    assert late(1) == late(a=1, b=2) and late(1, 3).b == 3 and late(b=4, a=1).b == 4
+    assert "*args" in str(inspect.signature(late))  # the generic one, nothing compiled yet
+    for number in range(COMPILE_AFTER):
+        assert late(number).a == number
+    assert str(inspect.signature(late)) == "(a, b=2)"  # compiled now
     assert late(1) == late(a=1, b=2) and late(1, 3).b == 3
-    assert str(inspect.signature(late)) == "(a, b=2)"
-    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
-        late(1, c=3)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error"),
+    [
+        ((), {}, "missing 1 required positional argument: 'a'"),
+        ((1,), {"c": 3}, "unexpected keyword argument 'c'"),
+        ((1,), {"a": 3}, "got multiple values for argument 'a'"),
+        ((1, 2, 3), {}, "takes from 2 to 3 positional arguments but 4 were given"),
+    ],
+)
+def test_a_wrong_call_before_compiling_is_python_s_own_error(
+    args: tuple[int, ...], kwargs: dict[str, int], error: str
+) -> None:
+    fresh = contract(type("Fresh", (), {"__annotations__": {"a": "int", "b": "int"}, "b": 2}))
+    with pytest.raises(TypeError, match=error):
+        fresh(*args, **kwargs)
+
+
+def test_the_generic_init_gives_each_instance_a_fresh_default_and_runs_post_init() -> None:
+    fresh = contract(
+        type(
+            "Fresh",
+            (),
+            {
+                "__annotations__": {"a": "str", "c": "list[int]"},
+                "c": field(default_factory=list),
+                "__post_init__": lambda self: object.__setattr__(self, "a", self.a.strip()),
+            },
+        )
+    )
+    one, two = fresh(" x "), fresh(a="y ")
+    assert (one.a, two.a) == ("x", "y") and one.c == [] and one.c is not two.c
+    assert fresh("z", c=[1]).c == [1]
