@@ -437,8 +437,8 @@ def _grouped(
         if len(kept) < 2:
             continue
         # an exact run of `m` whole lines or more is not cut: symilar reports it (docs/graph.md)
-        whole = cuts is None or (kind == "exact" and kept[0][2] >= m)
-        for part in [kept] if whole else cuts(kept):
+        parts = [kept] if cuts is None or (kind == "exact" and kept[0][2] >= m) else cuts(kept)
+        for part in parts:
             found = _group(views, files, kind, context, part, m, min_tokens, idiom)
             if found is not None:
                 out.append(found)
