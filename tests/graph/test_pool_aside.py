@@ -4,6 +4,7 @@ child that fails, or is no longer wanted, never changes the result nor outlives 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -78,17 +79,24 @@ def test_not_wanted_or_one_core_computes_here(monkeypatch: pytest.MonkeyPatch) -
         assert result() == [("pid", parent)]
 
 
-def test_a_child_not_asked_for_is_ended_with_the_block() -> None:
+def test_a_child_not_asked_for_is_ended_with_the_block(tmp_path: Path) -> None:
+    mark = tmp_path / "pid"
+
     def task() -> list[tuple[str, int]]:
         import time
 
+        mark.write_text(str(os.getpid()))
         time.sleep(60)
         return []
 
     with pytest.raises(ValueError), pool.aside(task, _rows, _back):
+        for _ in range(500):  # the child has started
+            if mark.exists() and mark.read_text():
+                break
+            time.sleep(0.01)
         raise ValueError("the work beside it failed")
     with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left, not even a zombie
+        os.waitpid(int(mark.read_text()), os.WNOHANG)  # ended and reaped: not even a zombie
 
 
 _FUNC = """def {name}(orders, currency, limit):

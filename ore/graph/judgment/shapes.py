@@ -258,7 +258,14 @@ def _keys(lines: list[str]) -> tuple[int, ...]:
 def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
     """`(line number, tokens)` of every line of (stripped) text that holds a token (each line's
     tokens found by `map` in C, not by a call per line from Python)."""
-    return filter(itemgetter(1), enumerate(map(_TOKEN.findall, text.split("\n")), 1))
+    lines = map(str.rstrip, text.split("\n"))
+    return filter(itemgetter(1), enumerate(map(_SPACED.findall, lines), 1))
+
+
+#: A token with the blanks before it, in one match: `_TOKEN` alone fails once at every blank
+#: (indentation) before it finds the token. The lines are stripped of trailing blanks first, so
+#: blanks are always followed by a token (every other character starts one) and each is read once.
+_SPACED = re.compile(r"\s*+(" + _TOKEN.pattern + ")")
 
 
 def lex_text(language: str, text: str, code: Lines | None = None) -> TextLines:
@@ -345,11 +352,15 @@ def _as_text(match: re.Match[str]) -> str:
 
 
 def _prose(text: str) -> str:
+    if text.isascii():  # the same in one pass of `str.translate`
+        return text.translate(_ASCII_PROSE)
     return _MARK.sub(r" \g<0> ", text.translate(_QUOTES))
 
 
 _MARK = re.compile(r"[^\s\w]")
 _QUOTES = str.maketrans("'\"`", "\x01\x02\x03")
+#: `_prose` of each ASCII character: quotes as their stand-ins, each mark between blanks.
+_ASCII_PROSE = {c: f" {chr(c).translate(_QUOTES)} " for c in range(128) if _MARK.fullmatch(chr(c))}
 
 
 def _strip(match: re.Match[str]) -> str:
