@@ -15,7 +15,13 @@ turns.
    varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
    middling and a common word, two words) and `ore log list -n 20` run as whole processes.
 
+3. Instructions (`--part instructions`, needs valgrind): the instructions a logged and a
+   `--no-log` turn execute, counted by callgrind with `PYTHONHASHSEED=0`. The same count comes
+   back run after run (within 0.01%), on a busy machine as on a quiet one, so a change to the
+   log's path can be measured while others work; time is still what the target is about.
+
     python bench/log_bench.py [--runs 15] [--turn-runs 201] [--turns 100000] [--json]
+    python bench/log_bench.py --part instructions
 
 Targets: logging <= 5 ms a turn; `ore log search` < 200 ms and `ore log list -n 20` < 150 ms
 over 100,000 turns.
@@ -125,6 +131,37 @@ def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, ob
     out["in process: all, median"] = statistics.median(sum(row) for row in inside)
     out["in process: all, fastest run"] = min(sum(row) for row in inside)
     return out
+
+
+def instructions(env: dict[str, str]) -> dict[str, object]:
+    """Instructions of one logged and one `--no-log` turn, counted by callgrind (each after
+    warm-up turns, so the log exists and the .pyc files are written)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--part instructions needs valgrind (apt install valgrind)")
+    fixed = {**env, "PYTHONHASHSEED": "0"}
+    logged = [ORE, "--model", "llama3.2:latest", "hi"]
+    unlogged = [ORE, "--no-log", "--model", "llama3.2:latest", "hi"]
+    for cmd in (logged, unlogged, logged, unlogged):
+        _timed(cmd, fixed)
+    counts: dict[str, int] = {}
+    for name, cmd in (("logged", logged), ("no-log", unlogged)):
+        done = subprocess.run(
+            [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", PY, *cmd],
+            env=fixed,
+            input="",
+            capture_output=True,
+            text=True,
+        )
+        _, marker, after = done.stderr.partition("Collected :")
+        if done.returncode != 0 or not marker:
+            raise SystemExit(f"callgrind failed: {done.stderr.strip()[-300:]}")
+        counts[name] = int(after.split()[0])
+    return {
+        "instructions: logged turn": counts["logged"],
+        "instructions: --no-log turn": counts["no-log"],
+        "instructions: logging adds": counts["logged"] - counts["no-log"],
+    }
 
 
 def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -240,7 +277,9 @@ def main() -> None:
     parser.add_argument("--turn-runs", type=int, default=201, help="rounds of whole turns")
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--part", choices=("all", "logging", "reading"), default="all")
+    parser.add_argument(
+        "--part", choices=("all", "logging", "reading", "instructions"), default="all"
+    )
     args = parser.parse_args()
 
     server, url = start_server("fake_ollama.py")
@@ -252,6 +291,8 @@ def main() -> None:
             results["logging"] = logging_cost(env, args.turn_runs, args.runs)
         if args.part in ("all", "reading"):
             results["reading"] = reading(env, home, args.turns, args.runs)
+        if args.part == "instructions":
+            results["logging"] = instructions(env)
         results["load average after"] = os.getloadavg()
     finally:
         server.terminate()
