@@ -154,6 +154,14 @@ def with_origins(o: Options, shown: dict[str, Any]) -> dict[str, Any]:
     settings = o.settings.to_dict()
     # The address as the destination shows it: never a user, password or query it carried.
     settings["base_url"]["value"] = shown.get("destination", {}).get("address")
+    if o.artifact_in is not None and o.model is None and shown.get("model") is not None:
+        # A replay or chain sends the artifact's model unless --model is given (ORE_MODEL and
+        # the file's default do not override it): say so, not the setting left unused.
+        settings["model"] = {
+            "value": shown["model"],
+            "origin": "artifact",
+            "source": "--artifact-in",
+        }
     return {**shown, "settings": settings}
 
 

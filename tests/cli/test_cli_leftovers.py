@@ -249,3 +249,28 @@ def test_a_model_option_typed_as_a_flag_points_to_o(ore_env, flag, option) -> No
 def test_a_mistyped_flag_of_ores_own_keeps_its_suggestion(ore_env) -> None:
     line = usage_error(run_ore("--modle", "m", "hi", env=ore_env))
     assert "Did you mean" in line and "--model" in line and " -o " not in line
+
+
+def test_a_replay_s_dry_run_names_the_artifact_s_model_as_the_model_sent(
+    ore_env, fake_ollama, tmp_path: Path
+) -> None:
+    """ORE_MODEL (or the file's default) does not override an artifact's model, so the dry
+    run's `settings.model` says the artifact's, as `model` does; `--model` does override."""
+    artifact = tmp_path / "run.json"
+    made = run_ore("--model", "llama3.2:latest", "--artifact-out", str(artifact), "hi", env=ore_env)
+    assert made.returncode == 0, made.stderr
+    env = {**ore_env, "ORE_MODEL": "qwen2.5:0.5b"}
+    for prompt in ((), ("chain it",)):
+        shown = json.loads(
+            run_ore("--artifact-in", str(artifact), "--dry-run", *prompt, env=env).stdout
+        )
+        assert shown["model"] == "llama3.2:latest"
+        assert shown["settings"]["model"] == {
+            "value": "llama3.2:latest",
+            "origin": "artifact",
+            "source": "--artifact-in",
+        }
+    flagged = run_ore(
+        "--artifact-in", str(artifact), "--model", "qwen2.5:0.5b", "--dry-run", env=env
+    )
+    assert json.loads(flagged.stdout)["settings"]["model"]["source"] == "--model"
