@@ -36,6 +36,17 @@ an edit pays), both ways.
 
 Without --site/--sympy-site, django and sympy are installed with `pip install --no-deps --target`
 into a temporary folder.
+
+    python bench/graph_clones_bench.py --cold DIR [--cold DIR ...] [--runs 3] [--pylint DIR]
+                                       [--baseline SRC] [--json]
+
+`--cold` measures issue 25's line instead: cold `ore graph duplicates --json --root DIR` (a
+fresh ORE_HOME each run: no index, no shapes, no kept answer; the whole command as a process)
+against `symilar -d 5` on the same files (every Python file ORE indexes under DIR, by name, as
+above, without `-i`), interleaved, each run's wall time and CPU time (user + sys of the process
+and its children, from `wait4`: less swayed by other work on the machine than wall time) with
+the 1-minute load average; medians of `--runs`. `--baseline SRC` adds an older ORE (a source
+tree, e.g. `git archive` of a commit, run with the editable install set aside) to each round.
 """
 
 from __future__ import annotations
@@ -443,7 +454,16 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="print every miss, not 3 a kind")
     parser.add_argument("--only", choices=sorted(PACKAGES), help="one package only")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument("--cold", type=Path, action="append", help="cold against symilar (repeat)")
+    parser.add_argument("--baseline", type=Path, help="with --cold: an older ORE source tree")
     a = parser.parse_args()
+    if a.cold:
+        cold_report = {str(root): cold(root.resolve(), a) for root in a.cold}
+        if a.json:
+            print(json.dumps(cold_report, indent=1))
+        else:
+            show_cold(cold_report)
+        return
     tools: dict[str, Any] = {}
     for binary in a.jscpd or [shutil.which("jscpd") or "jscpd"]:
         label = jscpd_version(binary)
@@ -474,6 +494,75 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     show(report, a.misses)
+
+
+def timed(cmd: list[str], **how: Any) -> tuple[float, float]:
+    """Wall and CPU seconds (user + sys of the process and every child it waited for) of one
+    command, its output discarded; a failure stops the bench."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **how)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0,):
+        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err.decode()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def cold(root: Path, a: argparse.Namespace) -> dict[str, Any]:
+    """Interleaved rounds of symilar, ORE cold (and the baseline's) on `root`."""
+    from ore.graph import open_graph
+
+    env = symilar_env(a.pylint)
+    if env is None:
+        raise SystemExit("pylint's symilar is not importable (pip install pylint, or --pylint)")
+    with tempfile.TemporaryDirectory(prefix="ore-cold-") as scratch:
+        os.environ["ORE_HOME"] = str(Path(scratch) / "list")  # only to list the files
+        index = open_graph(root).index
+        files = sorted(p for p, r in index.files.items() if r.language == "python")
+        ore = [str(ORE_BIN)] if ORE_BIN.exists() else [sys.executable, "-m", "ore"]
+        args = ["graph", "duplicates", "--json", "--root", str(root)]
+        runs: dict[str, list[Any]] = {"symilar": [], "ore": []}
+        commands = {
+            "symilar": ([sys.executable, "-m", "pylint.checkers.symilar", "-d", "5", *files], env),
+            "ore": ([*ore, *args], dict(os.environ)),
+        }
+        if a.baseline is not None:
+            runs["ore baseline"] = []
+            unset = "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]"
+            start = f"import sys; {unset}; sys.path.insert(0, sys.argv.pop(1)); "
+            start += "sys.argv[0] = 'ore'; from ore.cli import main; main()"
+            base = [sys.executable, "-c", start, str(a.baseline.resolve()), *args]
+            commands["ore baseline"] = (base, dict(os.environ))
+        for n in range(a.runs):
+            for name, (cmd, tool_env) in commands.items():
+                home = Path(scratch) / f"home-{name.replace(' ', '-')}-{n}"
+                tool_env = {**tool_env, "ORE_HOME": str(home)}
+                wall, cpu = timed(cmd, cwd=root, env=tool_env)
+                runs[name].append(
+                    {"wall": round(wall, 2), "cpu": round(cpu, 2), "load": os.getloadavg()[0]}
+                )
+                shutil.rmtree(home, ignore_errors=True)
+    medians = {
+        name: {k: round(statistics.median(r[k] for r in rows), 2) for k in ("wall", "cpu")}
+        for name, rows in runs.items()
+    }
+    return {"files": len(files), "runs": runs, "medians": medians}
+
+
+def show_cold(report: dict[str, Any]) -> None:
+    for root, r in report.items():
+        print(f"{root}: {r['files']} Python files; cold, fresh process each, interleaved")
+        for name, rows in r["runs"].items():
+            each = ", ".join(f"{x['wall']}/{x['cpu']} (load {x['load']:.1f})" for x in rows)
+            m = r["medians"][name]
+            print(f"  {name:<13} wall/CPU s: median {m['wall']}/{m['cpu']}; runs {each}")
+        ore, sym = r["medians"]["ore"], r["medians"]["symilar"]
+        print(
+            f"  ORE / symilar: wall {ore['wall'] / sym['wall']:.2f}x, CPU {ore['cpu'] / sym['cpu']:.2f}x"
+        )
 
 
 def show(report: dict[str, Any], every_miss: bool) -> None:
