@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._frozen import contract
 from .db import LogError, connect, failure, log_path, transaction
-from .rows import COLUMNS, LoggedTurn
+from .rows import COLUMNS, LoggedTurn, unreadable
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
@@ -192,12 +192,20 @@ def search(text: str, n: int = 20, *, path: Path | None = None) -> list[LoggedTu
 def usage(*, since: float | None = None, path: Path | None = None) -> list[Usage]:
     """Turns and tokens per model per day (local time), the newest day first."""
     where, params = _filters(since=since)
+    # The first row of each group whose columns are of the wrong type (an edited file) is
+    # found in the same pass: refused as every other reader refuses it, never summed.
     sql = (
         "SELECT day, model, count(*), coalesce(sum(tokens_in), 0), "
-        f"coalesce(sum(tokens_out), 0) FROM turns{where} "
+        "coalesce(sum(tokens_out), 0), min(CASE WHEN typeof(day) = 'text' "
+        "AND typeof(model) = 'text' AND typeof(tokens_in) IN ('integer', 'null') "
+        f"AND typeof(tokens_out) IN ('integer', 'null') THEN NULL ELSE id END) FROM turns{where} "
         "GROUP BY day, model ORDER BY day DESC, model"
     )
-    return [Usage(*r) for r in _rows(path, sql, params)]
+    rows = _rows(path, sql, params)
+    for row in rows:
+        if row[5] is not None:
+            raise unreadable(row[5])
+    return [Usage(*row[:5]) for row in rows]
 
 
 def _delete(where_sql: str, params: Sequence[Any], path: Path | None, *, vacuum: bool) -> int:

@@ -13,7 +13,7 @@ from .db import LogError
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["COLUMNS", "LoggedTurn"]
+__all__ = ["COLUMNS", "LoggedTurn", "unreadable"]
 
 #: The indexed columns, in `LoggedTurn`'s order.
 COLUMNS = (
@@ -63,24 +63,36 @@ class LoggedTurn:
                 _text(backend),
                 _text(session),
                 None if duration is None else float(duration),
-                None if tin is None else int(tin),
-                None if tout is None else int(tout),
+                _count(tin),
+                _count(tout),
                 _text(finish),
                 str(relation),
                 str(text),
             )
         except (TypeError, ValueError, OverflowError):
-            raise LogError(
-                f"the turn log holds a row it cannot read (turn {str(row[0])[:20]!r}): was the "
-                "file edited? 'ore log rm ID' removes it"
-            ) from None
+            raise unreadable(row[0]) from None
 
     def to_dict(self) -> dict[str, Any]:
         return {each.name: getattr(self, each.name) for each in fields(self)}
 
 
+def unreadable(ident: object) -> LogError:
+    """The one line for a row of the wrong shape (an edited file), whichever reader met it."""
+    return LogError(
+        f"the turn log holds a row it cannot read (turn {str(ident)[:20]!r}): was the "
+        "file edited? 'ore log rm ID' removes it"
+    )
+
+
 #: Timestamps beyond this (the year 5138) are not a time a turn was logged.
 _LATEST = 1e11
+
+
+def _count(value: object) -> int | None:
+    """A token count as SQLite keeps one: an integer or nothing (2.5 or "12" is an edit)."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(value)
 
 
 def _text(value: object) -> str | None:

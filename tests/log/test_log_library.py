@@ -26,6 +26,7 @@ from ore.log import (
     record,
     remove,
     seed_session,
+    usage,
 )
 from ore.log import db as log_db
 from ore.log.queries import fts_query
@@ -158,6 +159,22 @@ def test_remove_refuses_an_unknown_turn_and_deletes_nothing(tmp_path: Path) -> N
     with pytest.raises(LogError, match="no turn 9"):
         remove([1, 9], path=path)
     assert [t.id for t in list_turns(path=path)] == [1]
+
+
+@pytest.mark.parametrize("edit", ["tokens_in = 'abc'", "tokens_out = 2.5", "day = x'41'"])
+def test_usage_refuses_an_edited_row_as_every_reader_does(tmp_path: Path, edit: str) -> None:
+    """`ore log usage` never sums a token count an edited file made text (it printed 128.0);
+    it names the row as `list`, `search` and `show` do."""
+    path = tmp_path / "log.db"
+    for n in range(3):
+        record(artifact(f"p{n}", n=n), path=path)
+    assert [u.turns for u in usage(path=path)] == [3]
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE turns SET {edit} WHERE id = 2")
+        db.commit()
+    for read in (usage, list_turns) if "tokens" in edit else (usage,):  # list shows no day
+        with pytest.raises(LogError, match=r"cannot read \(turn '2'\).*ore log rm ID"):
+            read(path=path)
 
 
 def test_export_pages_through_every_turn_in_order(tmp_path: Path) -> None:
