@@ -16,10 +16,11 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
   (imports, references, defined names) is unchanged, the edges, adjacency, degrees and PageRank
   carry over; when only references or names changed, only the reference edges of the files
   that can change are built again (`edges.referring`: the edited files and the users of a name
-  that came or went) and spliced into the edges, the head's columns and the adjacency
+  that came or went, found from the files using each name, kept in `_Links`) and, when they
+  differ from those they replace, spliced into the edges, the head's columns and the adjacency
   (`_patch_adjacency`: every untouched row shared), PageRank waiting for a question that needs
-  it; only an import changed resolves every import again (the last resolution is kept
-  otherwise). The cache (and the judgment's shapes file) is written behind the answer
+  it (edges that came out the same keep everything, PageRank too); only an import changed
+  resolves every import again (the last resolution is kept otherwise). The cache (and the judgment's shapes file) is written behind the answer
   (`_Writer`: the latest state wins), so `ore graph` agrees without the caller waiting for it;
 - a source file or folder came or went: the graph is opened again through `load_index`
   (discovery, the cache, the changed files parsed; PageRank and communities kept by the edges'
@@ -27,7 +28,9 @@ the adjacency, PageRank and the rest every time. A warm graph pays once. Before 
 
 Right after the graph is opened, the next call stats everything once: an edit made between
 discovery and the start of the watch is seen too. With `ahead` (`ore mcp`), a thread runs the
-same refresh when the watch reports an event (`_Ahead`), so a call coming later finds it done.
+same refresh as soon as the files the watch reports are whole (closed after their writes:
+`_Ahead`), so the reading runs while a call made at once is still on its way, and a call coming
+later finds it done.
 """
 
 from __future__ import annotations
