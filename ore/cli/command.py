@@ -250,7 +250,7 @@ def cli(**kwargs: Any) -> None:
     check_values(o)
     with reported():
         if o.continue_session:
-            from .log import continued
+            from .turn_logging import continued
 
             o = continued(o)
         if o.resume_session is not None:

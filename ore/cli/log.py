@@ -1,6 +1,7 @@
 """`ore log [list|show|search|usage|rm|prune|export|on|off|status]`: the turn log as things a
 person reads, finds and deletes. None of these calls a model; they load click, this module and
-`ore.log` (sqlite3), nothing heavier (`rich` only for a table at a terminal).
+`ore.log` (sqlite3), nothing heavier (`rich` only for a table at a terminal). What a turn
+calls of the log (keeping it, `--continue`, the rule, `log:ID`) is `ore.cli.turn_logging`.
 
 Listings go through `ore.cli.tables.emit_table` (a table at a terminal, TSV in a pipe, JSON with
 `--json`); what the log holds is outside text and passes `console.visible` before a terminal.
@@ -16,35 +17,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .console import is_terminal, json_text, note, out, print_json, reported, visible, warn
+from .turn_logging import LOG_RULE, logging_enabled, parse_ref
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ..artifacts import ExecutionArtifact
     from ..log import LoggedTurn
-    from ..turn import TurnResult
-    from .options import Options
 
-__all__ = ["LOG_RULE", "continued", "keep_turn", "log", "logging_enabled", "parse_ref"]
+__all__ = ["log"]
 
 _SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: `ore log show -1`: a negative number is a turn, not an option.
 _REF_SETTINGS = {**_SETTINGS, "ignore_unknown_options": True}
-
-
-def parse_ref(text: str, what: str = "ID") -> int:
-    """A turn reference: an id (`12`), `-1` for the latest (`-2` the one before), `log:12`."""
-    value = text.removeprefix("log:").strip()
-    try:
-        ref = int(value)
-    except ValueError:
-        ref = 0
-    if ref == 0:
-        raise click.BadParameter(
-            f"{text!r} is not a turn: give its id (ore log list) or -1 for the latest",
-            param_hint=what,
-        )
-    return ref
 
 
 def _date(text: str | None, flag: str) -> float | None:
@@ -372,188 +354,3 @@ def _size(path: Any) -> int:
         with contextlib.suppress(OSError):
             total += os.lstat(f"{path}{suffix}").st_size
     return total
-
-
-#: When a turn is logged: one rule, said by `ore log status` and docs/log.md.
-LOG_RULE = (
-    "a turn is logged unless the config file says log = false (ore log off; it holds under "
-    "--no-config too) or the call says --no-log"
-)
-
-
-def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
-    """Whether a turn is logged, as `LOG_RULE` says. `--no-config` sets aside the file's
-    defaults for a turn, never the user's word that turns are not kept: the file's `log` is
-    read all the same, and a file that cannot be read (it may say false) keeps the turn out
-    of the log, with one warning line."""
-    if no_log:
-        return False
-    from ..config import load_config, log_switch
-    from ..errors import ConfigError, HomeUnusable
-
-    if not no_config:
-        # An unusable home was told once already (the turn's own config read); the log's own
-        # write then fails with its line.
-        return bool(load_config(on_unusable_home=lambda _: None).log)
-    try:
-        return log_switch() is not False
-    except HomeUnusable:
-        return True  # no file can be read there, nor a log written: its write says so
-    except ConfigError as exc:
-        warn(
-            f"this turn is not logged: the config file {exc.path} cannot be read, and it may "
-            "say log = false; fix it (ore config edit), or add --no-log"
-        )
-        return False
-
-
-def keep_turn(result: TurnResult) -> None:
-    """Record a completed turn in the log, after `run_turn` returned: the turn is never changed
-    by it, and a log that cannot be written is one warning line (the answer and the exit code
-    stay as they are)."""
-    if result.artifact is None:
-        return
-    from ..log import LogError, record
-
-    # The log names a session only when the turn is saved there (a session that could not be
-    # written holds the turn in memory only, `saved` short of it).
-    kept = result.conversation
-    saved = kept is not None and kept.saved == len(kept.session.messages)
-    name = kept.name if kept is not None and saved else None
-    artifact, seconds = result.artifact, result.seconds
-    failed = _waited_out(lambda: record(artifact, session=name, seconds=seconds))
-    if isinstance(failed, LogError):
-        warn(f"this turn is not logged: {failed.message}")
-    elif failed is not None:  # logging must never cost the user the answer
-        warn(f"this turn is not logged: {type(failed).__name__}: {failed}")
-
-
-def _waited_out(write: Callable[[], object]) -> Exception | None:
-    """Run `write` in a thread of its own and wait for it here, where a signal is heard: the
-    log's busy wait (up to 10 s behind another writer) is in SQLite's C code, which defers
-    Python's handlers, so SIGTERM, SIGHUP or Ctrl-C in it ended ORE only when it was over.
-    Waited for in full otherwise (`--continue` finds the turn); a process ended meanwhile
-    leaves the log as a killed writer does (the transaction never committed)."""
-    import threading
-
-    failed: list[Exception] = []
-
-    def run() -> None:
-        try:
-            write()
-        except Exception as exc:
-            failed.append(exc)
-
-    worker = threading.Thread(target=run, name="ore-log-write", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
-    return failed[0] if failed else None
-
-
-def continued(o: Options) -> Options:
-    """`--continue`: go on from the most recent logged turn. A turn of a saved session resumes
-    that session; a one-shot becomes a new session `log-ID` (its prompt and answer, written when
-    the next turn completes). With the log off or empty: the session written last, as before.
-    At a terminal, one stderr line names the session used."""
-    from ..turn import latest_session
-
-    def told(line: str) -> None:
-        if is_terminal(sys.stderr):
-            note(line)
-
-    if not logging_enabled(o.no_log, o.no_config):
-        name = latest_session()
-        why = "--no-log leaves the turn log aside" if o.no_log else "the turn log is off"
-        told(f"--continue: {why}, so going on in the session written last, '{name}'")
-        return o._replace(resume_session=name)
-    from ..log import latest, seed_session
-
-    found = latest()
-    if found is None:
-        name = latest_session()
-        told(
-            f"--continue: the turn log is empty, so going on in the session written last, '{name}'"
-        )
-        return o._replace(resume_session=name)
-    turn, document = found
-    from ..artifacts import parse_artifact
-
-    parent = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
-    # A session is followed only while it holds the logged turn (its answer, by content and
-    # time): a name renamed away, removed, or taken by another conversation is not followed.
-    held = _holds(turn.session, parent) if turn.session is not None else None
-    if held:
-        told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
-        return o._replace(resume_session=turn.session)
-    # Another session holding the turn: its session renamed, or the `log-ID` an earlier
-    # --continue made from it when that turn's own log write failed.
-    holder = _holder(parent, turn.time)
-    if holder is not None:
-        said = "" if turn.session is None else f"; '{turn.session}' was renamed or replaced"
-        told(f"--continue: going on in session '{holder}', which holds logged turn {turn.id}{said}")
-        return o._replace(resume_session=holder)
-    name = f"log-{turn.id}"
-    why = ""
-    if held is not None:
-        why = (
-            f"session '{turn.session}' no longer holds it (renamed or replaced), so "
-            if _saved(turn.session or "")
-            else f"session '{turn.session}' is gone, so "
-        )
-    told(f"--continue: {why}going on from logged turn {turn.id} in a new session '{name}'")
-    return o._replace(save_session=name, seed=seed_session(parent))
-
-
-#: A session holding a logged turn was written at most this long before the turn's time.
-_SAVED_BEFORE_LOGGED = 60.0
-
-
-def _holder(parent: ExecutionArtifact, logged: float) -> str | None:
-    """The saved session that holds logged turn `parent`, the one written last if several do
-    (a fork copies it); only sessions written since the turn are read (a stat of each)."""
-    from ..errors import OreError
-    from ..sessions import session_store
-
-    store = session_store()
-    found = []
-    try:
-        listed = store.scan()
-    except OreError:
-        return None
-    for name, _, st in listed:
-        modified = store.modified(name, st)[0]
-        if modified >= logged - _SAVED_BEFORE_LOGGED and _holds(name, parent, unreadable=False):
-            found.append((modified, name))
-    return max(found)[1] if found else None
-
-
-def _holds(name: str, parent: ExecutionArtifact, *, unreadable: bool = True) -> bool:
-    """Whether saved session `name` holds the logged turn `parent` (an answer of the same text
-    and time); a session that cannot be read is taken to when `unreadable` (resuming it then
-    says why)."""
-    from ..errors import OreError
-    from ..sessions import session_store
-
-    store = session_store()
-    if not store.exists(name):
-        return False
-    try:
-        messages = store.load(name).messages
-    except OreError:
-        return unreadable
-    answer = parent.output
-    return any(
-        m.role == "assistant"
-        and m.content == answer.content
-        and (m.timestamp is None or m.timestamp == answer.timestamp)  # older sessions: no time
-        for m in reversed(messages)
-    )
-
-
-def _saved(name: str) -> bool:
-    """Whether session `name` is still saved (a removed one is gone; the log still holds its
-    turns, so `--continue` goes on from those rather than failing on the name)."""
-    from ..sessions import session_store
-
-    return session_store().exists(name)

@@ -50,8 +50,8 @@ def run_and_show(
     from dataclasses import replace
 
     from ..turn import TurnNotKept, run_turn
-    from .log import keep_turn, logging_enabled
     from .present import Display, Sink, after_call, deliver, finish
+    from .turn_logging import keep_turn, logging_enabled
 
     # The log keeps the turn's artifact: have it built ("-": built, not written).
     logged = logging_enabled(o.no_log, o.no_config)
@@ -166,7 +166,7 @@ def artifact_turn(o: Options) -> None:
     if prompt is not None and not prompt.strip():
         raise OreError("the prompt is empty: give a new prompt to chain, or none to replay")
     if (o.artifact_in or "").startswith("log:"):  # not a turn id: a usage mistake, as `log show`
-        from .log import parse_ref
+        from .turn_logging import parse_ref
 
         parse_ref(o.artifact_in or "", "--artifact-in")
     parent = read_parent(o.artifact_in or "-")
