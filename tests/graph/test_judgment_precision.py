@@ -192,6 +192,24 @@ def test_a_test_helper_never_outranks_the_api_it_imitates(g: CodeGraph) -> None:
     assert equal[0].name == "make_engine"  # the flag ranks them as peers, by score alone
 
 
+def test_a_namesake_is_the_closest_and_a_shared_verb_alone_is_nothing(tmp_path: Path) -> None:
+    """Found on networkx: `similar read_edgelist` listed five `get` methods (read ~ get) and
+    left out `read_edgelist` of another module."""
+    root = tmp_path / "lib"
+    (root / "io").mkdir(parents=True)
+    (root / "bipartite").mkdir()
+    edgelist = "def read_edgelist(path):\n    return path\n\n\ndef write_edgelist(g, path):\n"
+    (root / "io" / "edgelist.py").write_text(edgelist + "    return g\n")
+    (root / "bipartite" / "edgelist.py").write_text(edgelist + "    return path\n")
+    (root / "heaps.py").write_text("class Heap:\n    def get(self, key):\n        return key\n")
+    rows = open_graph(root, jobs=1).similar("read_edgelist")
+    assert [(r.name, r.reason) for r in rows[:2]] == [("read_edgelist", "the same name")] * 2
+    assert {r.path for r in rows[:2]} == {"io/edgelist.py", "bipartite/edgelist.py"}
+    assert "get" not in [r.name for r in rows]
+    alone = open_graph(root, jobs=1).similar("write_edgelist")
+    assert [r.name for r in alone if r.name == "write_edgelist"] == ["write_edgelist"] * 2
+
+
 @needs_ore
 def test_the_include_context_flag_ranks_tests_as_peers(
     g: CodeGraph, ore_env: dict[str, str]

@@ -54,6 +54,7 @@ _VERBS = (
     ("run", "execute", "exec", "call", "invoke", "apply", "perform"),
 )
 _FAMILY_OF = {word: group[0] for group in _VERBS for word in group}
+_VERB_ROOTS = frozenset(group[0] for group in _VERBS)
 _CALLABLE = frozenset({"function", "method"})
 _MIN = {"name": 0.3, "signature": 0.5, "shape": 0.6}
 _PARAM_NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -113,18 +114,27 @@ def _snippet_symbols(
 def _by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     """Jaccard of name words, each word weighted by how rare it is among the tree's names
     (`log(1 + names / names with it)`): in an HTTP client `request` is in every other name and
-    says little; `context` says more."""
+    says little; `context` says more.
+
+    A name sharing only a verb (`get` for `read_edgelist`) says nothing of the feature and is
+    left out, unless the name asked for is verbs alone. When several definitions carry the
+    name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
+    listed first; one alone is the name asked about."""
     wanted = name_words(name)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
+    nouns = wanted - _VERB_ROOTS
     candidates = []
+    namesakes = []
     df: dict[str, int] = {}
     for path, record in g.index.files.items():
         for s in record.symbols:
             words = name_words(s.name)
             for w in words:
                 df[w] = df.get(w, 0) + 1
-            if s.name != name and wanted & words:
+            if s.name == name:
+                namesakes.append((path, s))
+            elif (nouns & words) if nouns else (wanted & words):
                 candidates.append((path, s, words))
     total = sum(len(r.symbols) for r in g.index.files.values()) or 1
 
@@ -132,6 +142,11 @@ def _by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         return sum(math.log(1 + total / df.get(w, 1)) for w in words)
 
     out = []
+    if len(namesakes) > 1:
+        for path, s in namesakes:
+            out.append(
+                SimilarMatch(s.name, s.kind, path, s.line, s.signature, 1.0, "the same name")
+            )
     for path, s, words in candidates:
         shared = wanted & words
         score = weight(shared) / weight(wanted | words)
