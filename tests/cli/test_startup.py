@@ -92,6 +92,28 @@ def test_a_turn_in_a_pipe_imports_no_rendering_library(fake_ollama, args: list[s
     assert "ollama" in imported and not set(imported) & set(RENDERING), imported
 
 
+def test_a_logged_turn_loads_the_turns_side_of_the_log_not_the_commands(fake_ollama) -> None:
+    """A turn (and `--continue`) calls `ore.cli.turn_logging`; the `ore log` commands
+    (`ore.cli.log`) load only for `ore log`."""
+    env = {
+        "OLLAMA_HOST": fake_ollama.host,
+        "PATH": "/usr/bin:/bin",
+        "ORE_HOME": os.environ["ORE_HOME"],
+    }
+    probe = PROBE.format(heavy=("ore.cli.log", "ore.cli.turn_logging"))
+    for args in (["hi"], ["--continue", "again"]):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, json.dumps(args)],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+        assert "echo: " in result.stdout, result.stderr
+        imported = json.loads(result.stderr.strip().splitlines()[-1])
+        assert imported == ["ore.cli.turn_logging"], (args, imported)
+
+
 #: What a turn's start (the dry run builds the whole request) does without, each 1-4 ms of it
 #: (bench/README.md): `pathlib` (with `urllib.parse` and `ipaddress`) when there is no config
 #: file, `base64`, and `difflib` (click loads it for a mistake, or for a short flag such as -m).
