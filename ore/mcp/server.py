@@ -20,7 +20,7 @@ from mcp.server.stdio import stdio_server
 
 from .._version import __version__
 from ..graph.serve import WarmGraph
-from .tools import TOOLS, Reply, call_tool
+from .tools import TOOLS, Reply, call_tool, sendable
 
 __all__ = ["serve"]
 
@@ -48,6 +48,7 @@ def _tools() -> list[types.Tool]:
 
 
 def _result(reply: Reply) -> types.CallToolResult:
+    reply = sendable(reply)  # every result and error leaves here: valid Unicode, as the CLI's
     text = reply.text if not reply.note else f"{reply.text}\n({reply.note})"
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if reply.error:

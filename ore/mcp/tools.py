@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphError
 from ..graph.ops import ARG_ABOUT, ARG_CHOICES, ARG_KINDS, ARG_MIN, OPS, Op
+from ..graph.render.export import json_text, shown_name
 
 if TYPE_CHECKING:
     from ..graph.serve import WarmGraph
 
-__all__ = ["MAX_RESULT_CHARS", "TOOLS", "Reply", "ToolSpec", "call_tool"]
+__all__ = ["MAX_RESULT_CHARS", "TOOLS", "Reply", "ToolSpec", "call_tool", "sendable"]
 
 #: The most a result's text may hold (about 15k tokens): a longer list is cut, with a note.
 MAX_RESULT_CHARS = 60_000
@@ -157,6 +158,20 @@ def call_tool(warm: WarmGraph, name: str, given: Any) -> Reply:
     except (OSError, ValueError, RecursionError) as exc:  # a file gone mid-answer, bad input
         return Reply(f"{name} failed: {type(exc).__name__}: {exc}", error=True)
     return reply
+
+
+def sendable(reply: Reply) -> Reply:
+    """`reply` as valid Unicode, the one way out of the server for every result and error: a
+    file name's byte that is not UTF-8 (held as a lone surrogate, which the SDK cannot encode:
+    the server died and its client hung) is written `\\xNN`, by the functions that make
+    `ore graph --json` valid UTF-8 (`json_text`, `shown_name`), so a result still equals the
+    CLI's JSON. A reply with no such byte (its text holds none) is returned as it is."""
+    if shown_name(reply.text) == reply.text and shown_name(reply.note) == reply.note:
+        return reply
+    if reply.error or reply.data is None:
+        return Reply(shown_name(reply.text), reply.data, reply.error, shown_name(reply.note))
+    text = json_text(reply.data, indent=None)
+    return Reply(text, json.loads(text), note=shown_name(reply.note))
 
 
 def _narrowed(warm: WarmGraph, answer: Any, args: dict[str, str]) -> Reply:
