@@ -28,11 +28,10 @@ __all__ = ["LOG_RULE", "continued", "keep_turn", "logging_enabled", "parse_ref"]
 
 def parse_ref(text: str, what: str = "ID") -> int:
     """A turn reference: an id (`12`), `-1` for the latest (`-2` the one before), `log:12`."""
-    value = text.removeprefix("log:").strip()
-    try:
-        ref = int(value)
-    except ValueError:
-        ref = 0
+    value = text.removeprefix("log:")
+    # ASCII digits only: int() would take "+1", " 1" and "１" (full-width) for turn 1.
+    digits = value.removeprefix("-")
+    ref = int(value) if digits.isascii() and digits.isdigit() else 0
     if ref == 0:
         raise click.BadParameter(
             f"{text!r} is not a turn: give its id (ore log list) or -1 for the latest",

@@ -200,6 +200,32 @@ def test_export_reports_and_skips_a_row_that_is_not_an_artifact(ore_env) -> None
 
 
 @pytest.mark.parametrize(
+    "document", ["not json", "[" * 200_000 + "]" * 200_000, '{"artifact_version": 7}']
+)
+def test_log_show_refuses_a_row_that_is_not_an_artifact_in_one_line(ore_env, document) -> None:
+    """`log show ID` (text and --json) follows the same rule as --artifact, log:ID and
+    export: a row nested 200,000 deep was a RecursionError traceback."""
+    home = Path(ore_env["ORE_HOME"])
+    assert run_ore("-m", "llama3.2", "one", env=ore_env).returncode == 0
+    with sqlite3.connect(home / "log.db") as db:
+        db.execute("UPDATE artifacts SET document = ? WHERE id = 1", (document,))
+    for extra in ((), ("--json",)):
+        shown = run_ore("log", "show", "1", *extra, env=ore_env)
+        assert shown.returncode == 1 and shown.stdout == "", shown.stderr
+        assert shown.stderr.count("\n") == 1 and shown.stderr.startswith("Error: ")
+        assert "log:1" in shown.stderr
+
+
+@pytest.mark.parametrize("ref", ["+1", " 1", "\uff11", "log:\uff11", "1-", "--1"])
+def test_a_turn_id_is_ascii_digits(ore_env, ref) -> None:
+    """`log show` and `--artifact-in log:` take 12, -1 or log:12: a full-width digit, a sign
+    or a blank is a usage mistake, not turn 1."""
+    assert run_ore("-m", "llama3.2", "one", env=ore_env).returncode == 0
+    shown = run_ore("log", "show", ref.removeprefix("log:"), env=ore_env)
+    assert shown.returncode == 2 and "is not a turn" in shown.stderr, shown.stderr
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ("--artifact-in", "log:0"),
