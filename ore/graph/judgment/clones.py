@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
 from ..index.kinds import is_context
-from ..index.pool import PARALLEL_MIN, aside
+from ..index.pool import PARALLEL_MIN, aside, spare_core
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .lineindex import kept
@@ -98,7 +98,7 @@ def find_clones(
             return found
 
         # renamed and structural groups on another core while this one pairs the exact runs
-        both = "exact" in wanted and len(files) >= PARALLEL_MIN
+        both = "exact" in wanted and len(files) >= PARALLEL_MIN and spare_core()
         with aside(others, _clone_rows, _clone_groups, wanted=both) as rest:
             if "exact" in wanted:
                 ends = LineEnds(str(g.root), shapes)
