@@ -21,6 +21,7 @@ from mcp.server.stdio import stdio_server
 from .._version import __version__
 from ..graph.serve import WarmGraph
 from .tools import TOOLS, Reply, call_tool, sendable
+from .wire import Ledger, Wire
 
 __all__ = ["serve"]
 
@@ -94,9 +95,16 @@ def serve(root: str | os.PathLike[str]) -> None:
     server = build(warm, lock)
 
     async def main() -> None:
-        async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
-            tasks.start_soon(_end_on_signals, warm, lock)
-            await server.run(read, write, server.create_initialization_options())
+        # Every request taken in is answered on the wire before the server ends (`ore.mcp.wire`):
+        # the client's messages are relayed, and stdout is written and counted by `Wire`.
+        ledger = Ledger(Wire())
+        inbox, taken = anyio.create_memory_object_stream[Any](0)
+        stdout: Any = ledger.wire
+        async with stdio_server(stdout=stdout) as (read, write), anyio.create_task_group() as tasks:
+            tasks.start_soon(ledger.relay, read, inbox)
+            tasks.start_soon(_end_on_signals, warm, lock, ledger)
+            options = server.create_initialization_options()
+            await server.run(taken, ledger.counted(write), options)
             tasks.cancel_scope.cancel()
 
     try:
@@ -114,16 +122,19 @@ def serve(root: str | os.PathLike[str]) -> None:
         warm.close()  # the cache of the last edit is on disk before the process ends
 
 
-async def _end_on_signals(warm: WarmGraph, lock: anyio.Lock) -> None:
+async def _end_on_signals(warm: WarmGraph, lock: anyio.Lock, ledger: Ledger) -> None:
     """Ctrl-C, SIGTERM or SIGHUP end the server now (exit 128 + N), as they end every ore
     command: the SDK reads stdin in a thread no cancellation reaches, so the usual way out
-    would wait for the client's next line. The call under way finishes first (its cache
-    writes are whole); a second signal ends the process at once."""
+    would wait for the client's next line. No request is taken in after the signal; the calls
+    under way finish and their answers are written and flushed first (`Ledger.settled`), and
+    the cache's writes are whole; a second signal ends the process at once."""
     ending = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if _heeded(s)]
     with anyio.open_signal_receiver(*ending) as received:
         async for signum in received:
             for each in ending:
                 signal.signal(each, signal.SIG_DFL)
+            ledger.closing = True
+            await ledger.settled()
             async with lock:
                 warm.close()
             os._exit(128 + signum)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +116,83 @@ def test_a_file_name_that_is_not_utf8_is_answered_as_the_cli_json_shows_it(
         assert got[name] == expected[name], name
     is_error, text = got["error"]  # an error naming the file: the same escape
     assert is_error and "caf\\xe9.py" in text, text
+
+
+def _big_tree(root: Path, files: int = 60) -> None:
+    """A tree on which `duplicates` at its smallest windows takes a while (a second or so)."""
+    for n in range(files):
+        body = "".join(
+            f"def f{n}_{k}(a, b):\n    c = a + b * {k}\n    d = c - a\n    return d * {n}\n\n"
+            for k in range(60)
+        )
+        (root / f"m{n}.py").write_text(body)
+
+
+def _spawn(root: Path, home: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [str(ORE), "mcp", "--root", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "ORE_HOME": str(home)},
+    )
+
+
+def _replies(out: bytes) -> dict[int, dict[str, Any]]:
+    return {m["id"]: m for m in map(json.loads, out.decode().splitlines()) if "id" in m}
+
+
+@pytest.mark.invariant
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_a_call_ends_the_server_after_its_answer_is_written(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    root, home = tmp_path / "r", tmp_path / "home"
+    root.mkdir()
+    _big_tree(root)
+    proc = _spawn(root, home)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(_line(HELLO) + _line(INITIALIZED) + _line(_call(2, "stats", {})))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    assert json.loads(proc.stdout.readline())["id"] == 2  # indexed: the next call is the slow one
+    proc.stdin.write(_line(_call(3, "duplicates", {"min_lines": 2, "min_tokens": 1})))
+    proc.stdin.flush()
+    time.sleep(0.3)
+    proc.send_signal(signum)  # stdin stays open: the signal alone ends the server
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err, err
+    reply = _replies(out)[3]
+    assert "error" not in reply and not reply["result"].get("isError"), reply
+    assert reply["result"]["structuredContent"]["result"]  # the answer itself, whole
+
+
+@pytest.mark.invariant
+def test_a_client_that_closes_stdin_after_its_requests_gets_every_answer(tmp_path: Path) -> None:
+    root, home = tmp_path / "r", tmp_path / "home"
+    root.mkdir()
+    _big_tree(root)
+    requests = [
+        _call(2, "duplicates", {"min_lines": 2, "min_tokens": 1}),
+        _call(3, "top_files", {"limit": 2}),
+        _call(4, "find_symbol", {"name": "f1_1"}),
+    ]
+    piped = _line(HELLO) + _line(INITIALIZED) + b"".join(map(_line, requests))
+    done = subprocess.run(  # `printf '...' | ore mcp`: stdin ends right after the requests
+        [str(ORE), "mcp", "--root", str(root)],
+        input=piped,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "ORE_HOME": str(home)},
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    replies = _replies(done.stdout)
+    assert sorted(replies) == [1, 2, 3, 4], done.stdout[-500:]
+    for n in (2, 3, 4):
+        assert replies[n]["result"]["structuredContent"]["result"], replies[n]
