@@ -196,3 +196,32 @@ def test_a_client_that_closes_stdin_after_its_requests_gets_every_answer(tmp_pat
     assert sorted(replies) == [1, 2, 3, 4], done.stdout[-500:]
     for n in (2, 3, 4):
         assert replies[n]["result"]["structuredContent"]["result"], replies[n]
+
+
+@pytest.mark.invariant
+def test_a_second_signal_ends_the_server_at_once(tmp_path: Path) -> None:
+    root, home = tmp_path / "r", tmp_path / "home"
+    root.mkdir()
+    _big_tree(root, files=120)  # a call of a few seconds: the second signal must not wait for it
+    proc = _spawn(root, home)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(_line(HELLO) + _line(INITIALIZED) + _line(_call(2, "stats", {})))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    assert json.loads(proc.stdout.readline())["id"] == 2
+    proc.stdin.write(_line(_call(3, "duplicates", {"min_lines": 2, "min_tokens": 1})))
+    proc.stdin.flush()
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, _err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGTERM  # killed by the signal itself: no answer waited on
+    assert time.monotonic() - start < 1.0
+    assert 3 not in _replies(out)
