@@ -3,9 +3,11 @@ left out), and the words of an identifier."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import GraphError
@@ -45,6 +47,15 @@ def select(
 
 
 def _prefix(g: GraphView, raw: str) -> str:
+    """The path prefix `raw` names under the root; an absolute path must lie inside the root
+    (`/` is the file system's root, not the tree's, and is refused like `/etc`)."""
+    if os.path.isabs(raw):
+        try:
+            raw = Path(raw).resolve().relative_to(Path(g.root).resolve()).as_posix()
+        except (ValueError, OSError):
+            raise GraphError(
+                f"'{raw}' is outside the root {g.root}; give a path under it"
+            ) from None
     name = raw.replace("\\", "/").strip("/")
     while name.startswith("./"):
         name = name[2:]

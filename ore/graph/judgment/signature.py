@@ -157,8 +157,9 @@ def build_signature(
 
 def _public(g: GraphView, path: str) -> list[str]:
     """Public top-level names of a file, once each (overloads and redefinitions are one name);
-    a function nested in another (`wrapper`, `decorator`) is not part of the API."""
-    out: list[str] = []
+    a function nested in another (`wrapper`, `decorator`) is not part of the API. Membership is
+    a set's: a list's made a file of 20,000 functions take seconds."""
+    out: dict[str, None] = {}  # insertion-ordered, each name once
     inside = 0  # the last line of the function or method that encloses what follows
     for s in sorted(g.index.files[path].symbols, key=lambda s: (s.line, -s.end_line)):
         nested = s.line <= inside
@@ -166,9 +167,9 @@ def _public(g: GraphView, path: str) -> list[str]:
             inside = s.end_line
         if nested or s.kind not in ("class", "interface", "function", "type", "enum", "namespace"):
             continue
-        if not s.name.startswith("_") and s.name not in out:
-            out.append(s.name)
-    return out
+        if not s.name.startswith("_"):
+            out.setdefault(s.name)
+    return list(out)
 
 
 def _community(g: GraphView, files: tuple[str, ...]) -> str:

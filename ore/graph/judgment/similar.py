@@ -4,9 +4,12 @@
   and common verbs folded into one family each (get ~ fetch ~ load ~ read ...); the score is the
   Jaccard index of the two word sets, each word weighted by its rarity among the tree's names.
 - `signature`: the parameter lists compared one parameter with another (name, annotation,
-  default), then arity, the return annotation and the kind: 0.45 for the best pairing of the
-  parameters, 0.25 for the count, 0.2 for the return, 0.1 for the kind. Two functions that only
-  take as many parameters score below the bar.
+  default), then arity, the return shape and the kind: 0.4 for the best pairing of the
+  parameters, 0.2 for the count, 0.3 for the return, 0.1 for the kind. The return is what the
+  return statements hand back (`returns.return_shapes`: a tuple of three, a bool, a list, None,
+  a call ...; the annotations when both have one and agree), so a renamed copy with other
+  parameter names is found by what it returns. Two functions that only take as many
+  parameters, or only both return some call, score below the bar.
 - `shape`: functions whose syntax tree has the same shape once docstrings and annotations are
   set aside (1.0: a renamed copy), else the geometric mean of the cosine of their node kind
   counts (times the ratio of their sizes) and how alike their code lines are in order once
@@ -25,10 +28,12 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import GraphError
-from ..index.extract import extract
+from ..index.extract import MAX_BYTES, extract
 from ..index.kinds import is_context
 from ..index.records import Symbol
+from ..index.source import read_source
 from ..results import SimilarMatch
+from .returns import Returns, return_shapes, returns_alike
 from .scope import dominant_language, need_files, select, split_words
 from .shapecache import load_shapes
 from .shapes import FileShape, Function, family, snippet_shape, snippet_text
@@ -85,7 +90,7 @@ def find_similar(
     if mode == "name":
         found = _by_name(g, name if name is not None else _snippet_name(g, snippet, language))
     elif mode == "signature":
-        found = _by_signature(g, *_anchor_signature(g, name, snippet, language))
+        found = _by_signature(g, _anchor_signature(g, name, snippet, language))
     else:
         found = _by_shape(g, *_anchor_shape(g, name, snippet, language))
 
@@ -234,7 +239,8 @@ def _closing_paren(signature: str) -> int:
 def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, list[str]]:
     """How well two parameter lists pair off, in [0, 1], and the names they share: each
     parameter meets its best partner (same name 0.6, same annotation 0.3, same default 0.1,
-    a position off costs a little), over the longer list."""
+    a position off costs a little; two unannotated parameters of one name count as the same
+    annotation, so a function's own copy scores 1), over the longer list."""
     if not wanted and not other:
         return 1.0, []
     total, shared, free = 0.0, [], list(range(len(other)))
@@ -243,8 +249,8 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
         for j in free:
             q = other[j]
             score = 0.6 * (p.name == q.name) + 0.1 * (p.default == q.default)
-            if p.annotation and p.annotation == q.annotation:
-                score += 0.3
+            if p.annotation == q.annotation and (p.annotation or p.name == q.name):
+                score += 0.3  # the same name unannotated on both sides is all there is to match
             score -= 0.05 * min(abs(i - j), 2)
             if score > best:
                 best, best_j = score, j
@@ -257,8 +263,7 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
 
 
 def _returns_alike(a: str, b: str) -> float:
-    if not a and not b:
-        return 0.5
+    """Two return annotations: the same 1.0, sharing a name 0.5."""
     if a == b:
         return 1.0
     if a and b and set(_PARAM_NAME.findall(a)) & set(_PARAM_NAME.findall(b)):
@@ -266,18 +271,41 @@ def _returns_alike(a: str, b: str) -> float:
     return 0.0
 
 
+class _Anchor(NamedTuple):
+    """What signature mode compares with: kind, one-line signature, where it is (`path` ''
+    for a snippet), its language and the shapes of what it returns."""
+
+    kind: str
+    signature: str
+    path: str
+    line: int
+    language: str
+    returns: Returns
+
+
 def _anchor_signature(
     g: GraphView, name: str | None, snippet: str | bytes | None, language: str | None
-) -> tuple[str, str, str, int, str]:
-    """(kind, signature, path, line, language) of what to compare with."""
+) -> _Anchor:
     if name is not None:
         s, path = _defined(g, name)
-        return s.kind, s.signature, path, s.line, g.index.files[path].language
+        shapes = return_shapes(_source_lines(g, path), s.line, s.end_line)
+        return _Anchor(s.kind, s.signature, path, s.line, g.index.files[path].language, shapes)
     symbols = [s for s in _snippet_symbols(g, snippet, language) if s.kind in _CALLABLE]
     if not symbols:
         raise GraphError("the snippet defines no function to compare by signature")
     lang = dominant_language(g, language)
-    return symbols[0].kind, symbols[0].signature, "", 0, lang
+    lines = snippet_text(snippet or "").splitlines()
+    first = symbols[0]
+    shapes = return_shapes(lines, first.line, first.end_line)
+    return _Anchor(first.kind, first.signature, "", 0, lang, shapes)
+
+
+def _source_lines(g: GraphView, path: str) -> list[str]:
+    """The text lines of an indexed file ([] when it cannot be read inside the root)."""
+    data = read_source(g.root, path, limit=MAX_BYTES)
+    if data is None or len(data) > MAX_BYTES:
+        return []
+    return data.decode("utf-8", "replace").splitlines()
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
@@ -288,28 +316,41 @@ def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
     raise GraphError(f"no function or method named '{name}' is defined in the tree")
 
 
-def _by_signature(
-    g: GraphView, kind: str, signature: str, at: str, line: int, language: str
-) -> list[SimilarMatch]:
-    wanted = parameter_list(signature)
-    returns = return_shape(signature)
-    fam = family(language)
+def _by_signature(g: GraphView, anchor: _Anchor) -> list[SimilarMatch]:
+    """Each callable of the anchor's language family scored (module docstring); a file's text
+    is read only when one of its functions could pass the bar by what it returns."""
+    wanted = parameter_list(anchor.signature)
+    annotated = return_shape(anchor.signature)
+    fam = family(anchor.language)
     out = []
     for path, record in g.index.files.items():
         if family(record.language) != fam:
             continue
+        lines: list[str] | None = None
         for s in record.symbols:
-            if s.kind not in _CALLABLE or (path == at and s.line == line):
+            if s.kind not in _CALLABLE or (path == anchor.path and s.line == anchor.line):
                 continue
             params = parameter_list(s.signature)
             count = 1 / (1 + abs(len(params) - len(wanted)))
             pairing, shared = _pairing(wanted, params)
-            same_return = _returns_alike(returns, return_shape(s.signature))
-            score = 0.45 * pairing + 0.25 * count + 0.2 * same_return + 0.1 * (s.kind == kind)
+            score = 0.4 * pairing + 0.2 * count + 0.1 * (s.kind == anchor.kind)
+            if score + 0.3 < _MIN["signature"]:
+                continue
+            if lines is None:
+                lines = _source_lines(g, path)
+            shapes = return_shapes(lines, s.line, s.end_line) if lines else Returns(frozenset(), 0)
+            same_return = returns_alike(anchor.returns, shapes)
+            other = return_shape(s.signature)
+            if annotated and other:
+                same_return = max(same_return, _returns_alike(annotated, other))
+            score += 0.3 * same_return
             if score >= _MIN["signature"]:
                 reason = f"{len(params)} parameters" + (
                     f", shares {', '.join(sorted(shared))}" if shared else ""
                 )
+                both = shapes.shapes & anchor.returns.shapes
+                if both:
+                    reason += ", returns " + " or ".join(sorted(both))
                 out.append(
                     SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
                 )
