@@ -418,6 +418,12 @@ class CodeGraph:
             name = name[2:]
         if name in self.index.files:
             return name
+        if "\\x" in name:  # a name as results show it: a byte that is not UTF-8 as `\xNN`
+            from .render.export import shown_name
+
+            shown = [p for p in self.files if shown_name(p) == name]
+            if len(shown) == 1:
+                return shown[0]
         suffix = [p for p in self.files if p.endswith("/" + name)]
         if len(suffix) == 1:
             return suffix[0]

@@ -109,6 +109,8 @@ def test_a_file_name_that_is_not_utf8_is_answered_as_the_cli_json_shows_it(
             got[name] = result.structured_content["result"]
         missing = await session.call_tool("get_context", {"file": "cafe.py", "line": 1})
         got["error"] = (missing.is_error, missing.content[0].text)
+        shown = {"file": "caf\\xe9.py", "line": 1}  # the name as results show it, given back
+        got["get_context"] = (await session.call_tool("get_context", shown)).structured_content
         return got
 
     got = _serve(root, home, body)
@@ -116,6 +118,9 @@ def test_a_file_name_that_is_not_utf8_is_answered_as_the_cli_json_shows_it(
         assert got[name] == expected[name], name
     is_error, text = got["error"]  # an error naming the file: the same escape
     assert is_error and "caf\\xe9.py" in text, text
+    context = _cli_json(root, home, "context", CAFE, "--line", "1")
+    assert got["get_context"] == {"result": context}
+    assert context["path"] == "caf\\xe9.py" and "return 1" in context["chunks"][0]["text"]
 
 
 def _big_tree(root: Path, files: int = 60) -> None:
