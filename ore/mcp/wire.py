@@ -51,14 +51,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 class Ledger:
-    """The requests taken in and not yet answered on the wire, by id."""
+    """The requests taken in and not yet answered, by id, and the messages given to the
+    transport's writer against those it flushed."""
 
     def __init__(self, wire: Wire) -> None:
         self.wire = wire
-        self.owed: dict[
-            Any, int
-        ] = {}  # a request's id -> 0 until answered, then its message's number
-        self.sent = 0  # messages handed to the transport's writer, in its order
+        self.owed: set[Any] = set()  # the ids of the requests taken in and not answered yet
+        self.sent = 0  # messages handed to the transport's writer (it flushes them in order)
         self.closing = False  # a signal came: no new request is taken in
 
     def took(self, item: Any) -> bool:
@@ -67,33 +66,30 @@ class Ledger:
         method, ident = getattr(message, "method", None), getattr(message, "id", None)
         if method == "notifications/cancelled":  # a cancelled request is never answered
             params = getattr(message, "params", None) or {}
-            self.owed.pop(params.get("requestId") if isinstance(params, dict) else None, None)
+            self.owed.discard(params.get("requestId") if isinstance(params, dict) else None)
         if method is None or ident is None:
             return True
         if self.closing:
             return False
-        self.owed[ident] = 0
+        self.owed.add(ident)
         return True
 
     def gave(self, item: Any) -> None:
-        """Note a message handed to the writer: an answer is the `sent`-th on the wire."""
+        """Note a message handed to the writer (an answer: its request is no longer owed)."""
         self.sent += 1
         message = getattr(item, "message", None)
-        ident = getattr(message, "id", None)
-        if getattr(message, "method", None) is None and ident in self.owed:
-            self.owed[ident] = self.sent
+        if getattr(message, "method", None) is None:
+            self.owed.discard(getattr(message, "id", None))
 
     def answered(self) -> bool:
         """Whether every request taken in is answered and every message given to the writer
-        is flushed (two sends woken together may be noted in either order: all of them,
-        not each answer's number, is what the count can tell)."""
-        return all(self.owed.values()) and self.wire.flushed >= self.sent
+        is flushed."""
+        return not self.owed and self.wire.flushed >= self.sent
 
     async def settled(self) -> None:
         """Return once every request taken in is answered on the wire."""
         while not self.answered():
             await anyio.sleep(_POLL)
-        self.owed.clear()
 
     async def relay(self, source: ObjectReceiveStream[Any], sink: ObjectSendStream[Any]) -> None:
         """Pass the client's messages on; when stdin ends, pass the end on only once every

@@ -230,3 +230,40 @@ def test_a_second_signal_ends_the_server_at_once(tmp_path: Path) -> None:
     assert proc.returncode == -signal.SIGTERM  # killed by the signal itself: no answer waited on
     assert time.monotonic() - start < 1.0
     assert 3 not in _replies(out)
+
+
+def test_a_request_the_client_cancelled_is_not_waited_for_when_stdin_ends(tmp_path: Path) -> None:
+    root, home = tmp_path / "r", tmp_path / "home"
+    root.mkdir()
+    _big_tree(root)
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "no longer needed"},
+    }
+    piped = b"".join(
+        map(
+            _line,
+            [
+                HELLO,
+                INITIALIZED,
+                _call(2, "duplicates", {"min_lines": 2, "min_tokens": 1}),
+                cancel,
+                _call(3, "top_files", {"limit": 2}),
+            ],
+        )
+    )
+    done = subprocess.run(
+        [str(ORE), "mcp", "--root", str(root)],
+        input=piped,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "ORE_HOME": str(home)},
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    replies = _replies(done.stdout)
+    assert sorted(replies) == [
+        1,
+        3,
+    ]  # the cancelled one is never answered (the spec), nor waited on
+    assert replies[3]["result"]["structuredContent"]["result"]
