@@ -194,8 +194,10 @@ def test_a_short_exact_run_across_two_models_is_not_a_copy(tmp_path: Path) -> No
     """Four whole lines and a shared `)`: five lines only through the partial line and the blank
     ones, across A's end and B's head."""
     exact = ("exact",)
-    before = _groups(tmp_path / "before", _MODELS, _OTHER_MODELS, cut=False, kinds=exact)
-    assert before == [{("tests/test_one.py", 4, 10), ("tests/test_two.py", 5, 11)}]
+    # before, it was reported: renamed, as its partial line differs (`judgment.exactness`)
+    both = ("exact", "renamed")
+    before = _groups(tmp_path / "before", _MODELS, _OTHER_MODELS, cut=False, kinds=both)
+    assert {("tests/test_one.py", 4, 10), ("tests/test_two.py", 5, 11)} in before
     assert _groups(tmp_path / "after", _MODELS, _OTHER_MODELS, kinds=exact) == []
 
 

@@ -183,3 +183,71 @@ def test_a_path_outside_the_root_is_refused_even_the_file_systems_root(
 def test_the_root_itself_by_its_absolute_path_is_the_whole_tree(nx: CodeGraph) -> None:
     assert nx.consistent(PRED_SUCC, paths=[str(nx.root)]).score >= 0
     assert nx.consistent(PRED_SUCC, paths=[str(nx.root / "nx")]).score >= 0
+
+
+# -- duplicates: an exact group is the same text everywhere ----------------------------------
+
+_PARTIAL = """
+
+def {name}(items, limit{extra}):
+    total = {lead}compute_{name}(items) + 1
+    kept = [item.value * 2 for item in items if item.ready and item.value > total]
+    extra = sorted(kept, key=lambda x: -x)[:limit]
+    report = {{"kept": kept, "extra": extra, "limit": limit}}
+    return report
+"""
+
+
+def _texts(root: Path, group: Any) -> set[tuple[str, ...]]:
+    out = set()
+    for o in group.occurrences:
+        lines = (root / o.path).read_text().split("\n")[o.start - 1 : o.end]
+        out.add(tuple(" ".join(x.split()) for x in lines if x.strip()))
+    return out
+
+
+def test_an_exact_group_is_the_same_text_in_every_place(tmp_path: Path) -> None:
+    """Four equal whole lines reach five only through a partial first line (`compute_one(items)
+    + 1` against `3 * compute_two(items) + 1`): networkx had such groups called exact."""
+    root = tmp_path / "lib"
+    root.mkdir()
+    (root / "one.py").write_text(_PARTIAL.format(name="one", extra="", lead=""))
+    (root / "two.py").write_text(_PARTIAL.format(name="two", extra=", flag=None", lead="3 * "))
+    groups = open_graph(root, jobs=1).duplicates()
+    assert groups, "the copy is still reported"
+    for c in groups:
+        if c.kind == "exact":
+            assert len(_texts(root, c)) == 1, c
+    assert {(o.path, o.start, o.end) for o in groups[0].occurrences} == {
+        ("one.py", 4, 8),
+        ("two.py", 4, 8),
+    }
+    assert groups[0].kind == "renamed"  # four whole lines: trimmed, it is short of five
+
+
+def test_a_partial_line_is_trimmed_when_the_rest_meets_the_minimum(tmp_path: Path) -> None:
+    from ore.graph.judgment.exactness import settle
+    from ore.graph.results import CloneGroup, Occurrence
+
+    body = "".join(f"    value_{n} = compute(value_{n - 1}, {n})\n" for n in range(1, 7))
+    (tmp_path / "a.py").write_text("def a():\n    x = left(1) + 2\n" + body)
+    (tmp_path / "b.py").write_text("def b():\n    y = right(9) + 2\n" + body)
+    wide = CloneGroup("exact", 7, 60, (Occurrence("a.py", 2, 8), Occurrence("b.py", 2, 8)))
+    (trimmed,) = settle(str(tmp_path), [wide], lambda _p: "python", 5, 15)
+    assert trimmed.kind == "exact"
+    assert trimmed.occurrences == (Occurrence("a.py", 3, 8), Occurrence("b.py", 3, 8))
+    assert trimmed.lines == 6 and trimmed.tokens == 60 - 3  # `) + 2` was the shared part
+
+
+def test_a_group_whose_places_another_lists_is_not_listed_again(tmp_path: Path) -> None:
+    from ore.graph.judgment.exactness import settle
+    from ore.graph.results import CloneGroup, Occurrence
+
+    body = "".join(f"    value_{n} = compute(value_{n - 1}, {n})\n" for n in range(1, 7))
+    for name in "abc":
+        (tmp_path / f"{name}.py").write_text(f"def {name}():\n" + body)
+    places = tuple(Occurrence(f"{name}.py", 2, 7) for name in "abc")
+    big = CloneGroup("exact", 6, 60, places)
+    small = CloneGroup("exact", 6, 60, places[:2])
+    again = CloneGroup("exact", 6, 60, places)
+    assert settle(str(tmp_path), [small, big, again], lambda _p: "python", 5, 15) == [big]

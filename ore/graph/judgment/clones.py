@@ -36,6 +36,7 @@ from ..index.kinds import is_context
 from ..index.pool import PARALLEL_MIN, aside, spare_core
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
+from .exactness import settle
 from .lineindex import kept
 from .memo import remembered
 from .runs import CUTS, Edges, LineEnds, line_groups
@@ -59,7 +60,7 @@ _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
-_UNFLOODED = 6  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 7  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
@@ -106,6 +107,9 @@ def find_clones(
             groups += rest()
         groups.sort(key=_largest_first)
         kept = _unflooded([c for c in groups if not mostly_prose(c.kind, c.tokens, c.lines)])
+        # an exact group is the same text everywhere; a subset of another's places is no group
+        kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens)
+        kept = [c for c in kept if c.kind in wanted]  # `--kind exact`: no exact run found renamed
         kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))
         return kept
 
