@@ -60,7 +60,7 @@ _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
 _TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
 _MIN_SCORE = 0.5
-_UNFLOODED = 7  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 8  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 _CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
