@@ -20,7 +20,8 @@ docs/graph.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import zip_longest
 
 from ..index.extract import MAX_BYTES
 from ..index.source import read_source
@@ -29,7 +30,53 @@ from .shapes import line_tokens
 
 __all__ = ["settle"]
 
-Lines = Callable[[str], list[str]]
+
+class _Files:
+    """The lines of the files a group lists (read once each, inside the root only) and the
+    tokens of a line, lexed alone (once per line: nested and overlapping groups share them)."""
+
+    def __init__(self, root: str, language_of: Callable[[str], str]) -> None:
+        self.root, self.language_of = root, language_of
+        self.lines: dict[str, list[str]] = {}
+        self.tokens: dict[tuple[str, int], tuple[str, ...]] = {}
+
+    def text(self, path: str) -> list[str]:
+        found = self.lines.get(path)
+        if found is None:
+            data = read_source(self.root, path, limit=MAX_BYTES) or b""
+            found = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+        return found
+
+    def line(self, path: str, number: int) -> tuple[str, ...]:
+        found = self.tokens.get((path, number))
+        if found is None:
+            text = self.text(path)
+            line = text[number - 1] if 0 < number <= len(text) else ""
+            found = self.tokens[path, number] = tuple(line_tokens(self.language_of(path), line))
+        return found
+
+    def same_text(self, places: Sequence[Occurrence]) -> bool:
+        """Whether the places hold the same text, whitespace aside (cheap: no lexing)."""
+        return all(_equal(self._layout(places[0]), self._layout(o)) for o in places[1:])
+
+    def same_tokens(self, places: Sequence[Occurrence]) -> bool:
+        """Whether the places hold the same tokens, layout and comments aside; lines are
+        lexed only up to the first difference."""
+        return all(_equal(self._tokens(places[0]), self._tokens(o)) for o in places[1:])
+
+    def _layout(self, o: Occurrence) -> Iterator[str]:
+        for x in self.text(o.path)[o.start - 1 : o.end]:
+            if x.strip():
+                yield " ".join(x.split())
+
+    def _tokens(self, o: Occurrence) -> Iterator[str]:
+        for k in range(o.start, o.end + 1):
+            yield from self.line(o.path, k)
+
+
+def _equal(one: Iterator[str], two: Iterator[str]) -> bool:
+    end = object()
+    return all(a == b for a, b in zip_longest(one, two, fillvalue=end))
 
 
 def settle(
@@ -40,54 +87,32 @@ def settle(
     min_tokens: int,
 ) -> list[CloneGroup]:
     """`groups` (in their order) with every exact group made true to its name, and groups
-    whose places another group lists already left out."""
-    cache: dict[str, list[str]] = {}
-
-    def lines(path: str) -> list[str]:
-        found = cache.get(path)
-        if found is None:
-            data = read_source(root, path, limit=MAX_BYTES) or b""
-            found = cache[path] = data.decode("utf-8", "replace").split("\n")
-        return found
-
-    out = [
-        _settled(c, lines, language_of, min_lines, min_tokens) if c.kind == "exact" else c
-        for c in groups
-    ]
+    whose places another group of their kind lists left out."""
+    files = _Files(root, language_of)
+    out = [_settled(c, files, min_lines, min_tokens) if c.kind == "exact" else c for c in groups]
     return _without_subsets(out)
 
 
-def _text(lines: list[str], o: Occurrence, language: str) -> tuple[str, ...]:
-    """A place's tokens, every line of it lexed whole: layout and comments aside."""
-    return tuple(t for line in lines[o.start - 1 : o.end] for t in line_tokens(language, line))
-
-
-def _settled(
-    c: CloneGroup, lines: Lines, language_of: Callable[[str], str], m: int, min_tokens: int
-) -> CloneGroup:
-    texts = {_text(lines(o.path), o, language_of(o.path)) for o in c.occurrences}
-    if len(texts) == 1:
+def _settled(c: CloneGroup, files: _Files, m: int, min_tokens: int) -> CloneGroup:
+    if files.same_text(c.occurrences) or files.same_tokens(c.occurrences):
         return c
-    trimmed = _trimmed(c, lines, language_of, m, min_tokens)
+    trimmed = _trimmed(c, files, m, min_tokens)
     if trimmed is not None:
         return trimmed
     return CloneGroup("renamed", c.lines, c.tokens, c.occurrences)
 
 
-def _trimmed(
-    c: CloneGroup, lines: Lines, language_of: Callable[[str], str], m: int, min_tokens: int
-) -> CloneGroup | None:
-    """The group without its partial first and/or last line, when that leaves the same text
+def _trimmed(c: CloneGroup, files: _Files, m: int, min_tokens: int) -> CloneGroup | None:
+    """The group without its partial first and/or last line, when that leaves the same tokens
     everywhere and both minimums met; else None."""
-    language = language_of(c.occurrences[0].path)
-    heads = {tuple(line_tokens(language, lines(o.path)[o.start - 1])) for o in c.occurrences}
-    tails = {tuple(line_tokens(language, lines(o.path)[o.end - 1])) for o in c.occurrences}
-    cut_head, cut_tail = len(heads) > 1, len(tails) > 1
+    heads = [files.line(o.path, o.start) for o in c.occurrences]
+    tails = [files.line(o.path, o.end) for o in c.occurrences]
+    cut_head, cut_tail = len(set(heads)) > 1, len(set(tails)) > 1
     if not (cut_head or cut_tail):
         return None  # the difference is inside: not a partial line
-    places, lost = [], 0
+    places = []
     for o in c.occurrences:
-        text = lines(o.path)
+        text = files.text(o.path)
         start, end = o.start + cut_head, o.end - cut_tail
         while start <= end and not text[start - 1].strip():
             start += 1
@@ -96,21 +121,19 @@ def _trimmed(
         if end - start + 1 < m:
             return None
         places.append(Occurrence(o.path, start, end))
-    if len({_text(lines(o.path), o, language) for o in places}) > 1:
+    if not files.same_tokens(places):
         return None
-    if cut_head:
-        lost += _shared(
-            [line_tokens(language, lines(o.path)[o.start - 1])[::-1] for o in c.occurrences]
-        )
-    if cut_tail:
-        lost += _shared([line_tokens(language, lines(o.path)[o.end - 1]) for o in c.occurrences])
+    # the tokens the partial lines gave: those all the places share at the line's end (start)
+    lost = (_shared([h[::-1] for h in heads]) if cut_head else 0) + (
+        _shared(tails) if cut_tail else 0
+    )
     tokens = c.tokens - lost
     if tokens < min_tokens:
         return None
     return CloneGroup("exact", max(o.end - o.start + 1 for o in places), tokens, tuple(places))
 
 
-def _shared(token_lists: list[list[str]]) -> int:
+def _shared(token_lists: Sequence[Sequence[str]]) -> int:
     """How many leading tokens all the lists share."""
     k = 0
     for column in zip(*token_lists, strict=False):
