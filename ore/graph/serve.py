@@ -413,14 +413,17 @@ class _Ahead:
         poller = select.poll()
         poller.register(self._wake_r, select.POLLIN)
         watched = None
+        registered = -1  # the descriptor waited on (a closed watch no longer tells its own)
         while not self._stopped:
             current = self._current
             if current is not watched:
                 with contextlib.suppress(KeyError, ValueError):
-                    if watched is not None:
-                        poller.unregister(watched.fileno())
-                if current is not None:
-                    poller.register(current.fileno(), select.POLLIN)
+                    if registered >= 0:
+                        poller.unregister(registered)
+                registered = -1 if current is None else current.fileno()
+                with contextlib.suppress(ValueError):
+                    if registered >= 0:
+                        poller.register(registered, select.POLLIN)
                 watched = current
             try:
                 events = poller.poll(1000)  # a watch closed under the wait: seen within a second
@@ -430,7 +433,7 @@ class _Ahead:
                 if fd == self._wake_r:
                     with contextlib.suppress(OSError):
                         os.read(self._wake_r, 64)
-                elif not self._stopped and watched is not None and fd == watched.fileno():
+                elif not self._stopped and watched is not None and fd == registered:
                     self._settle(watched)
                     with contextlib.suppress(Exception):
                         self._warm.graph()

@@ -109,7 +109,7 @@ class Watch:
             return not self._writing and not self._lost
 
     def _drain(self) -> None:
-        while not self._lost:
+        while not self._lost and self._fd >= 0:
             try:
                 data = os.read(self._fd, _BUFFER)
             except BlockingIOError:
@@ -161,6 +161,11 @@ class Watch:
         return self._fd
 
     def close(self) -> None:
-        """Stop watching."""
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
+        """Stop watching. Under the lock, and never read again: the reader ahead may still hold
+        this watch while a graph opened again starts a new one, which the kernel can give the
+        same descriptor number (its events would be drained here, and lost)."""
+        with self._lock:
+            fd, self._fd = self._fd, -1
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
