@@ -29,7 +29,7 @@ class Returns(NamedTuple):
     """The shapes a function's return statements hand back, and how many there are."""
 
     shapes: frozenset[str]
-    count: int
+    statements: int  # not `count`: a NamedTuple already has tuple.count
 
 
 def return_shapes(lines: Sequence[str], start: int, end: int) -> Returns:
@@ -138,4 +138,6 @@ def returns_alike(a: Returns, b: Returns) -> float:
     score = len(shared) / len(a.shapes | b.shapes)
     if shared <= GENERIC:
         score /= 2
-    return score * (0.7 + 0.3 * min(a.count, b.count) / max(a.count, b.count, 1))
+    return score * (
+        0.7 + 0.3 * min(a.statements, b.statements) / max(a.statements, b.statements, 1)
+    )
