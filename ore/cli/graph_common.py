@@ -55,19 +55,21 @@ def common(limit: int | None, *, optional_limit: bool = False) -> Callable[[F], 
     return decorate
 
 
-def open_root(root: str) -> CodeGraph:
+def open_root(root: str, *, shapes: bool = False) -> CodeGraph:
     """The graph of `root`, refreshed; a cold index of many files shows a progress line on a
-    terminal's stderr (the graph library itself prints nothing)."""
+    terminal's stderr (the graph library itself prints nothing). `shapes`: the op reads every
+    file's shape (`ore.graph.ops.SHAPED`), made as the index parses."""
     from ..graph import open_graph
 
-    return open_graph(root, progress=_progress if is_terminal(sys.stderr) else None)
+    progress = _progress if is_terminal(sys.stderr) else None
+    return open_graph(root, progress=progress, shapes=shapes)
 
 
 def answer(op: str, root: str, **given: str | int | Sequence[str | int] | None) -> Any:
     """The result objects of `op` (an OPS entry) on the graph of `root`, for the options given
     (None, False and empty ones left out), as the table's arguments: text, numbers as text,
     flags as "true", `paths` separated by NUL, other lists by commas."""
-    from ..graph.ops import OPS
+    from ..graph.ops import OPS, SHAPED
 
     spec = OPS[op]
     args: dict[str, str] = {}
@@ -84,7 +86,7 @@ def answer(op: str, root: str, **given: str | int | Sequence[str | int] | None) 
         else:
             args[key] = ",".join(str(v) for v in value)
     assert spec.answer is not None, f"op '{op}' has no answer"
-    return spec.answer(open_root(root), args)
+    return spec.answer(open_root(root, shapes=op in SHAPED), args)
 
 
 def show(as_json: bool, found: Any, text: Callable[[], str], empty: str | None = None) -> None:

@@ -50,10 +50,19 @@ __all__ = ["CodeGraph", "open_graph"]
 
 
 def open_graph(
-    root: str | os.PathLike[str] = ".", *, jobs: int | None = None, progress: Progress | None = None
+    root: str | os.PathLike[str] = ".",
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    shapes: bool = False,
 ) -> CodeGraph:
-    """The graph of `root`, indexing what changed since the last call (GraphError if no root)."""
-    return CodeGraph(load_index(root, jobs=jobs, progress=progress))
+    """The graph of `root`, indexing what changed since the last call (GraphError if no root).
+    `shapes`: the query will read every file's lean shape (clone detection), so the files the
+    index parses are shaped by its workers too, from the same tree (`judgment.shapecache`)."""
+    along = None
+    if shapes:
+        from .judgment.shapecache import ALONG as along
+    return CodeGraph(load_index(root, jobs=jobs, progress=progress, along=along))
 
 
 class CodeGraph:

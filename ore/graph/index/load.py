@@ -32,7 +32,7 @@ from .cache import (
 from .discover import Candidate, discover
 from .edges import build_edges
 from .extract import Skipped
-from .pool import PARALLEL_MIN, Progress, Work, parse_all
+from .pool import PARALLEL_MIN, Along, Progress, Work, beside, parse_all
 from .records import Edge, FileIndex
 from .resolve import resolve_all
 from .stored import Records, paused_gc
@@ -76,13 +76,18 @@ def check_root(root: str | os.PathLike[str]) -> Path:
 
 
 def load_index(
-    root: str | os.PathLike[str], *, jobs: int | None = None, progress: Progress | None = None
+    root: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    along: Along | None = None,
 ) -> Index:
     """The index of `root`, reusing the cache for unchanged files and parsing the rest.
 
     :param jobs: worker processes for parsing (default: every core); 1 parses in-process.
     :param progress: called with (done, total) while parsing (nothing is printed here); None:
         whoever listens through `ore.graph.progress` (a turn's spinner at a terminal), if any.
+    :param along: more work on each file parsed, in the same worker (`pool.Along`).
     """
     if progress is None:
         from ..progress import fallback
@@ -92,10 +97,10 @@ def load_index(
     # The index is hundreds of thousands of small tuples that never form cycles: the cyclic GC
     # would only walk them again and again while they are built (a third of a warm query).
     with paused_gc():
-        return _load(base, jobs, progress)
+        return _load(base, jobs, progress, along)
 
 
-def _load(base: Path, jobs: int | None, progress: Progress | None) -> Index:
+def _load(base: Path, jobs: int | None, progress: Progress | None, along: Along | None) -> Index:
     found = discover(str(base))
     head = read_head(base)
     skipped: Counter[str] = Counter(found.skipped)
@@ -128,9 +133,15 @@ def _load(base: Path, jobs: int | None, progress: Progress | None) -> Index:
     started = time.time_ns()
     changed = set(old) != {c.path for c in found.files}
     parsed = 0
-    for (path, _lang, _known), result in zip(
-        work, parse_all(str(base), work, jobs, progress), strict=True
-    ):
+    results = parse_all(
+        str(base), work, jobs, progress, job=None if along is None else beside(along.job)
+    )
+    if along is not None:  # each file's record, and what `along` made of it
+        for record, extra in results:
+            if isinstance(record, FileIndex) and extra is not None:
+                along.keep(base, record, extra)
+        results = [record for record, _extra in results]
+    for (path, _lang, _known), result in zip(work, results, strict=True):
         if isinstance(result, Skipped):
             skipped[str(result)] += 1
             changed = changed or path in old

@@ -17,13 +17,26 @@ import select
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from .extract import Skipped, index_file
 from .languages import parser_and_query
 from .records import FileIndex
 
-__all__ = ["PARALLEL_MIN", "Job", "Progress", "Result", "Work", "aside", "parse_all", "spare_core"]
+__all__ = [
+    "PARALLEL_MIN",
+    "Along",
+    "Job",
+    "Progress",
+    "Result",
+    "Work",
+    "aside",
+    "beside",
+    "parse_all",
+    "spare_core",
+]
 
 PARALLEL_MIN = 48
 Work = tuple[str, str, str | None]
@@ -41,8 +54,50 @@ class Job(NamedTuple):
     decode: Callable[[Any], Any]
 
 
+class Along(NamedTuple):
+    """More work on each file the index parses, done in the same worker right after the index
+    read it, while the file's tree is still kept (`languages.parse`): `job` (its `known` is the
+    digest the index was given), and `keep(root, record, result)` in this process. A query that
+    will read every file's shape (clone detection) has them computed this way by a cold index,
+    the file parsed once instead of twice."""
+
+    job: Job
+    keep: Callable[[Path, FileIndex, Any], None]
+
+
 def _index_task(root: str, path: str, language: str, known: str | None) -> Result:
     return index_file(root, path, language, known)  # looked up at call time (tests patch it)
+
+
+def beside(job: Job) -> Job:
+    """The index's own job with `job` after it on each file the index parsed: `(record, result)`
+    per file (the result None where the index kept a record or skipped the file)."""
+    return Job(
+        partial(_both, job.task),
+        partial(_both_encode, job.encode),
+        partial(_both_decode, job.decode),
+    )
+
+
+def _both(
+    task: Callable[[str, str, str, str | None], Any],
+    root: str,
+    path: str,
+    language: str,
+    known: str | None,
+) -> tuple[Result, Any]:
+    result = _index_task(root, path, language, known)
+    return result, task(root, path, language, known) if isinstance(result, FileIndex) else None
+
+
+def _both_encode(encode: Callable[[Any], Any], pair: tuple[Result, Any]) -> tuple[Any, Any]:
+    result, extra = pair
+    return _encode(result), None if extra is None else encode(extra)
+
+
+def _both_decode(decode: Callable[[Any], Any], row: tuple[Any, Any]) -> tuple[Result, Any]:
+    result, extra = row
+    return _decode(result), None if extra is None else decode(extra)
 
 
 def parse_all(

@@ -5,7 +5,9 @@ Lexing and shaping every file of a large tree costs seconds, so the first judgme
 row per file, keyed by the content hash the index holds. A later query reuses every row whose
 hash still matches and recomputes the rest; a damaged or foreign file reads as empty. The index
 itself (and so a cold `ore graph` query) never pays for shapes nobody asked for. Missing shapes
-are computed on every core by the index's own worker pool (`index.pool.parse_all`).
+are computed on every core by the index's own worker pool (`index.pool.parse_all`); a query that
+reads every file's lean shape (clone detection) asks the index to compute them as it parses
+(`ALONG`, `open_graph(shapes=True)`), from the tree it just made: each file parsed once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.cache import cache_path
 from ..index.extract import MAX_BYTES
-from ..index.pool import Job, Work, parse_all
+from ..index.pool import Along, Job, Work, parse_all
+from ..index.records import FileIndex
 from ..index.sealed import read_sealed, write_sealed
 from ..index.source import read_source
 from .shapes import FileShape, make_shape
@@ -27,7 +30,7 @@ from .shapes import FileShape, make_shape
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["DEFERRED", "SHAPES_MAGIC", "load_shapes"]
+__all__ = ["ALONG", "DEFERRED", "SHAPES_MAGIC", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
 SHAPES_MAGIC = b"ore-graph-shapes 9\n"
@@ -35,6 +38,8 @@ _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 #: Per root, who writes the shapes file instead of `load_shapes` itself: a long-lived process
 #: hands the write to a thread of its own, so a query after an edit does not wait for the disk.
 DEFERRED: dict[Path, Callable[[Callable[[], None]], None]] = {}
+#: The roots whose shapes in memory hold rows the shapes file does not (made by `ALONG`).
+_UNSAVED: set[Path] = set()
 
 
 def load_shapes(g: GraphView, paths: Sequence[str], *, lean: bool = False) -> dict[str, FileShape]:
@@ -76,7 +81,8 @@ def load_shapes(g: GraphView, paths: Sequence[str], *, lean: bool = False) -> di
                 for each in (path, *copies[path]):
                     out[each] = shape if each == path else replace(shape, path=each)
                     known[each] = (g.index.files[each].digest, out[each])
-    if work or by_content is not None:
+    if work or by_content is not None or g.root in _UNSAVED:
+        _UNSAVED.discard(g.root)
         out = {path: out[path] for path in paths if path in out}
         for gone in set(known) - set(g.index.files):
             del known[gone]
@@ -100,6 +106,21 @@ def _shape_task(root: str, path: str, language: str, known: str | None) -> FileS
     return make_shape(path, language, data, lean=known == _LEAN)
 
 
+def _lean_task(root: str, path: str, language: str, _known: str | None) -> FileShape | None:
+    """A lean shape of a file the index has just parsed (its tree is reused)."""
+    return _shape_task(root, path, language, _LEAN)
+
+
+def _keep(root: Path, record: FileIndex, shape: FileShape) -> None:
+    """A shape made beside the index (`ALONG`), kept in memory by the record's content hash;
+    the shapes file is written by the `load_shapes` that follows."""
+    known = _MEMO.get(root)
+    if known is None:
+        known = _MEMO[root] = _read(root)
+    known[record.path] = (record.digest, shape)
+    _UNSAVED.add(root)
+
+
 def _encode(shape: FileShape | None) -> tuple[str, tuple[object, ...]] | None:
     return None if shape is None else (shape.path, shape.to_row())
 
@@ -113,6 +134,8 @@ def _quiet(_done: int, _total: int) -> None:
 
 
 _SHAPES = Job(_shape_task, _encode, _decode)
+#: Lean shapes computed by the index's workers as they parse (`index.pool.Along`).
+ALONG = Along(Job(_lean_task, _encode, _decode), _keep)
 
 
 def _file(root: Path) -> Path:

@@ -44,6 +44,7 @@ __all__ = [
     "ARG_MIN",
     "MAX_CHARS",
     "OPS",
+    "SHAPED",
     "SNIPPET_ARG",
     "TOOL_MAX_TOKENS",
     "Op",
@@ -52,6 +53,9 @@ __all__ = [
 ]
 
 OPS: Mapping[str, Op] = dict([judgment_rows.OVERVIEW, *structure_rows.ROWS, *judgment_rows.ROWS])
+#: The ops that read every file's lean shape: a cold index shapes the files as it parses them
+#: (`open_graph(shapes=True)`), each file parsed once.
+SHAPED = frozenset({"duplicates"})
 
 
 def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
@@ -65,7 +69,7 @@ def run_query(root: Path, op: str, args: Mapping[str, str]) -> str:
         raise GraphError(f"op '{op}' takes no argument '{unknown[0]}' (takes: {allowed})")
     from ..graph import open_graph
 
-    text = spec.run(open_graph(root), args)
+    text = spec.run(open_graph(root, shapes=op in SHAPED), args)
     if len(text) > MAX_CHARS:
         cut = text.rfind("\n", 0, MAX_CHARS - 40)
         text = text[: cut if cut > 0 else MAX_CHARS - 40] + "\n… (truncated; narrow the query)"
