@@ -52,10 +52,11 @@ from .graph import CodeGraph, open_graph
 from .index.cache import (
     NAMES,
     CachedIndex,
+    Head,
     head_of,
     name_index,
     patched_head,
-    spliced_head,
+    spliced_edges,
     write_cache,
 )
 from .index.edges import (
@@ -70,7 +71,7 @@ from .index.edges import (
 from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
-from .index.records import FileIndex
+from .index.records import Edge, FileIndex
 from .index.resolve import Resolution, resolve_all
 from .index.stored import Records, paused_gc
 from .probe import Probe
@@ -131,7 +132,8 @@ class WarmGraph:
         patched, self._links = found
         records = patched.index.files
         again = {rel: records[rel] for rel in change.files}
-        self._probe.patched(again, records.head.indexed_ns)
+        assert isinstance(records, _PatchedRecords)
+        self._probe.patched(again, records.indexed_ns)
         self._graph = patched
         self.patches += 1
         return patched
@@ -190,6 +192,14 @@ def _imports(record: FileIndex) -> tuple[object, ...]:
     return record.language, imports, record.refs if record.language == "rust" else ()
 
 
+def _same_imports(new: FileIndex, old: FileIndex) -> bool:
+    """Whether two records of a file resolve their imports alike (`_imports`), the imports
+    first compared whole (line numbers too: an edit below them keeps the very same ones)."""
+    if new.imports == old.imports and new.language == old.language:
+        return new.language != "rust" or new.refs == old.refs
+    return _imports(new) == _imports(old)
+
+
 def _same_links(new: FileIndex, old: FileIndex, same_imports: bool) -> bool:
     """Whether two records of a file build the same edges: the same imports, references and
     defined names (by name and kind, in any order; most edits keep their order, so the lists
@@ -205,6 +215,7 @@ def _same_links(new: FileIndex, old: FileIndex, same_imports: bool) -> bool:
 
 
 _NAME_KIND = attrgetter("name", "kind")
+_NAME = attrgetter("name")
 
 
 class _Links:
@@ -290,7 +301,7 @@ def _patched(
             if isinstance(result, FileIndex):
                 files[rel] = result
                 parsed += 1
-                imports_kept = _imports(result) == _imports(records[rel])
+                imports_kept = _same_imports(result, records[rel])
                 same_links = same_links and _same_links(result, records[rel], imports_kept)
                 same_imports = same_imports and imports_kept
             else:  # the same content under a new stat: keep the record, refresh its key
@@ -298,44 +309,29 @@ def _patched(
                 files[rel] = replace(records[rel], size=info.st_size, mtime_ns=info.st_mtime_ns)
         runs: dict[str, Run] | None = None  # the files whose reference edges were built again
         again = {rel: files[rel] for rel in changed}
-        if same_links:
-            edges, externals = old.index.edges, old.index.externals
-            head = patched_head(old.index.files.head, again, started)
-        elif same_imports and links is not None:  # the same bindings: only references
-            names: set[str] = set()
-            for rel in changed:
-                names ^= {s.name for s in records[rel].symbols} ^ {
-                    s.name for s in files[rel].symbols
-                }
-            sources = set(changed) | links.referring(files, names, changed)
-            columns = old.index.edge_columns[0]
-            defined = links.defined(files, changed)
-            edges, runs = rebuilt_edges(
-                old.index.edges, columns, files, links.resolution, sources, defined
-            )
-            externals = old.index.externals
+        columns, key = old.index.edge_columns, _edges_key(old.index.files)
+        edges, externals = old.index.edges, old.index.externals
+        made: Head | None = None  # the head, when every edge was built again
+        if not same_links and same_imports and links is not None:  # the same bindings
+            edges, runs = _references_again(old, records, files, changed, links)
             if runs:
-                head = spliced_head(old.index.files.head, again, started, sorted(runs.values()))
-            else:  # every edge built again came out the same: as if nothing edges read moved
-                same_links, runs = True, None
-                head = patched_head(old.index.files.head, again, started)
-        else:
+                columns, key = spliced_edges(columns, sorted(runs.values())), ""
+            else:  # every edge built again came out the same (or none could move): as if
+                same_links, runs = True, None  # nothing edges are built from had moved
+        elif not same_links:
             if links is None or not same_imports:
                 links = _Links(resolve_all(root, files))
             edges = build_edges(files, links.resolution)
             externals = {k: v for k, v in links.resolution.externals.items() if v}  # as cached
-            head = head_of(CachedIndex(files, started, edges, externals))
+            made = head_of(CachedIndex(files, started, edges, externals))
+            columns, key = made.edges, made.edges_key
         cached = CachedIndex(files, started, edges, externals)
     writer.write("index", partial(write_cache, old.root, cached))
-
-    def section(n: int) -> Any:
-        return name_index(tuple(files.values())) if n == NAMES else None
-
-    built = Records(head, section, lambda: files, built=files)
+    built = _PatchedRecords(old.index.files, again, started, columns, externals, key, files, made)
     where = old.index.files.__dict__.get("_where")
-    if where is not None and head.files[0] is old.index.files.head.files[0]:
-        built.__dict__["_where"] = where  # the same paths: each one's row, kept
-    index = Index(old.root, built, head.edges, externals, old.index.skipped, parsed)
+    if where is not None:
+        built.__dict__["_where"] = where  # the same paths (none came or went): each one's row
+    index = Index(old.root, built, columns, externals, old.index.skipped, parsed)
     index.__dict__["edges"] = edges
     graph = CodeGraph(index)
     graph.kept = True
@@ -346,6 +342,98 @@ def _patched(
     elif runs is not None:
         _patch_adjacency(old, graph, runs)
     return graph, links
+
+
+def _references_again(
+    old: CodeGraph,
+    records: dict[str, FileIndex],
+    files: dict[str, FileIndex],
+    changed: frozenset[str],
+    links: _Links,
+) -> tuple[tuple[Edge, ...], dict[str, Run]]:
+    """`old`'s edges with the reference edges of the files an edit can change built again (the
+    imports and their bindings unchanged), and each run that differs from the one it replaces
+    (`edges.rebuilt_edges`; none: `old`'s edges). A file's reference
+    edges are read from its used names, its bindings and the names files define, so they can
+    move only for a file whose used names moved, or one using (itself or through an alias) a
+    name that came or went anywhere (`edges.referring`): a new function that uses nothing new
+    builds no edge again, not even its own file's."""
+    names: set[str] = set()  # every name that came or went, in any changed file
+    moved: set[str] = set()  # the changed files whose used names moved
+    for rel in changed:
+        before, now = records[rel], files[rel]
+        if now.symbols is not before.symbols:
+            names |= set(map(_NAME, before.symbols)).symmetric_difference(map(_NAME, now.symbols))
+        if now.refs != before.refs:
+            moved.add(rel)
+    sources = moved | links.referring(files, names, frozenset(moved))
+    defined = links.defined(files, changed)
+    if not sources:
+        return tuple(old.index.edges), {}
+    columns = old.index.edge_columns[0]
+    return rebuilt_edges(old.index.edges, columns, files, links.resolution, sources, defined)
+
+
+def _edges_key(records: Records) -> str:
+    """The edges key of a graph's records (empty: to be made by whoever needs it), without
+    making a head left to be made."""
+    if isinstance(records, _PatchedRecords):
+        return records.edges_key
+    return records.head.edges_key
+
+
+class _PatchedRecords(Records):
+    """The records of a patched graph, built; their head (the cache's columns of every file,
+    which a probe made afresh and PageRank's key read, never `dependents`; the cache writer
+    makes its own) is made the first time it is read, from the last head made and every record
+    changed since: an edit copies no column of every file on the way to its answer. The paths
+    are the last head's (none came or went)."""
+
+    _made: Head | None
+    _base: Head
+    _pending: dict[str, FileIndex]
+
+    def __init__(
+        self,
+        old: Records,
+        again: dict[str, FileIndex],
+        indexed_ns: int,
+        edges: tuple[Any, ...],
+        externals: dict[str, tuple[str, ...]],
+        key: str,
+        files: dict[str, FileIndex],
+        made: Head | None = None,
+    ) -> None:
+        if isinstance(old, _PatchedRecords) and old._made is None:
+            self._base, self._pending = old._base, {**old._pending, **again}
+        else:
+            self._base, self._pending = old.head, dict(again)
+        self.indexed_ns = indexed_ns
+        self.edges_key = key
+        self._edges = edges
+        self._externals = externals
+
+        def section(n: int) -> Any:
+            return name_index(tuple(files.values())) if n == NAMES else None
+
+        super().__init__(self._base, section, lambda: files, built=files)
+        self._made = made
+
+    @property
+    def head(self) -> Head:
+        """The head of these records, made on the first look."""
+        if self._made is None:
+            files = patched_head(self._base, self._pending, self.indexed_ns).files
+            self._made = Head(
+                self.indexed_ns, files, self._edges, self._externals, b"", (), self.edges_key
+            )
+            self._pending = {}
+        return self._made
+
+    @head.setter
+    def head(self, head: Head) -> None:
+        """What `Records.__init__` sets: the last head made, whose paths are these records'."""
+        self._base = head
 
 
 def _patch_adjacency(old: CodeGraph, new: CodeGraph, runs: dict[str, Run]) -> None:

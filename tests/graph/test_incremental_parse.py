@@ -70,6 +70,8 @@ def test_edits_parsed_from_the_kept_tree_give_a_fresh_parse(
             lines[at] += rng.choice(PIECES)
         data = b"\n".join(lines)
         assert nodes(languages.parse("python", data, "m.py")) == nodes(parser.parse(data)), step
+        kept = languages._LAST[-1]  # its rows, kept across edits: counted from the nearer end
+        assert kept.rows is None or kept.rows == data.count(b"\n"), step
     assert len(edited) >= 50  # the same bytes twice are the kept tree, not an edit
 
 

@@ -231,7 +231,20 @@ BIG_EDITS = (
     ("from pkg.core import base\n", ""),  # an import gone: its uses no longer count
     ("def helper(items):", "def helper(items, start=0):"),
     ("    return total\n", "    return total\n\n\n# the end\n"),
+    # a new function no file uses, calling only this file's names: no edge can move
+    ("VALUE = helper([1, 2])\n", "VALUE = helper([1, 2])\n\n\ndef spare(value):\n    return 1\n"),
+    # a new function pkg/reader.py uses through its star import: its edges move
+    ("def spare(", "def lonely(value):\n    return helper(value)\n\n\ndef spare("),
+    ("class Store(object):", "class Spare:\n    pass\n\n\nclass Store(object):"),  # a class
+    # a function named as an imported name this file uses: its own edge to pkg/other.py goes
+    ("def helper(items, start=0):", "def alone():\n    return 3\n\n\ndef helper(items, start=0):"),
+    ("def lonely(value):\n    return helper(value)\n\n\n", ""),  # a used function removed
+    ("class Spare:\n    pass\n\n\n", ""),  # the class removed
+    ("def alone():\n    return 3\n\n\n", ""),  # the import's name is the import's again
+    ("\n\ndef spare(value):\n    return 1\n", ""),  # the unused function removed
 )
+#: A file using pkg/big.py's names through a star import (the names that come and go there).
+READER = "from pkg.big import *\n\n\ndef read_all():\n    return lonely(1) + Spare() + helper([])\n"
 
 
 @pytest.mark.invariant
@@ -250,6 +263,7 @@ def test_every_edit_answers_as_a_full_index(
     )
     big = warm.root / "pkg" / "big.py"
     big.write_text(BIG)
+    (warm.root / "pkg" / "reader.py").write_text(READER)
     warm.graph()
     text = BIG
     for n, (old, new) in enumerate(BIG_EDITS):
@@ -377,3 +391,45 @@ def test_names_that_come_reach_the_files_using_them_and_unchanged_edges_keep_pag
     assert [r.path for r in g.top_files(None)] == [r.path for r in warm.graph().top_files(None)]
     monkeypatch.setattr(derived, "pagerank", real)
     fresh_like(warm, tmp_path, monkeypatch, len(steps))
+
+
+def test_a_new_function_using_nothing_new_builds_no_edge_and_the_head_waits(
+    warm: WarmGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new function that no file uses and that uses only its own file's names (what the bench
+    times) builds no reference edge again, not even its own file's, and keeps PageRank; the
+    head's file columns (the cache's, which `dependents` never reads) are made only when read,
+    and then hold every edit since the last head made."""
+    from ore.graph.index.cache import CachedIndex, head_of
+
+    core = warm.root / "pkg" / "core.py"
+    core.write_text(core.read_text() + "\n\ndef later():\n    return 2\n")  # links resolved once
+    warm.graph().top_files(None)
+    rank = warm.graph().__dict__["pagerank"]
+    made: list[int] = []
+    real = serve_module.patched_head
+    monkeypatch.setattr(
+        serve_module,
+        "patched_head",
+        lambda *a: made.append(1) or real(*a),  # type: ignore[func-returns-value]
+    )
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("reference edges built again for a name nobody uses")
+
+    monkeypatch.setattr(serve_module, "rebuilt_edges", refuse)
+    text = core.read_text()
+    for n in range(3):
+        text += f"\n\ndef unused_{n}(value):\n    return base() + later()\n"
+        core.write_text(text)
+        assert dependents(warm, "pkg/core.py") == ["pkg/user.py"]
+        assert warm.graph().symbol(f"unused_{n}")[0].path == "pkg/core.py"
+    (warm.root / "pkg" / "other.py").write_text("def alone():\n    return 3\n")
+    g = warm.graph()
+    assert g.__dict__.get("pagerank") is rank and not made
+    head = g.index.files.head  # read: made now, once, from every record changed since
+    assert len(made) == 1
+    whole = head_of(CachedIndex(g.index.files.all(), head.indexed_ns, g.index.edges, {}))
+    assert head.files == whole.files and head.edges == g.index.edge_columns
+    assert g.index.files.head is head
+    fresh_like(warm, tmp_path, monkeypatch, 0)

@@ -67,6 +67,7 @@ __all__ = [
     "read_head",
     "read_section",
     "records_of",
+    "spliced_edges",
     "spliced_head",
     "write_cache",
 ]
@@ -215,22 +216,29 @@ def spliced_head(
     slices of the columns (in C), never builds them from every edge. The edges key is left
     empty, to be computed by whoever needs it (`edges_key`): PageRank, not every answer."""
     files = patched_head(head, records, indexed_ns).files
-    weights = head.edges[3] if isinstance(head.edges[3], array) else array("d", head.edges[3])
+    return Head(indexed_ns, files, spliced_edges(head.edges, runs), head.externals, b"", (), "")
+
+
+def spliced_edges(
+    edges: _Columns, runs: Sequence[tuple[int, int, Sequence[Edge]]]
+) -> tuple[Any, ...]:
+    """The edge columns `edges` with each run `(start, end, edges)` (in order, apart) put in
+    place of rows `start:end`, joined from slices in C (`spliced_head`'s edges)."""
+    weights = edges[3] if isinstance(edges[3], array) else array("d", edges[3])
     columns: list[list[tuple[Any, ...]]] = [[], [], []]
     joined = array("d")
     at = 0
-    for start, end, edges in runs:
-        new = _by_column(edges, 4)
+    for start, end, run in runs:
+        new = _by_column(run, 4)
         for n, column in enumerate(columns):
-            column += (tuple(head.edges[n][at:start]), new[n])
+            column += (tuple(edges[n][at:start]), new[n])
         joined += weights[at:start]
         joined.extend(new[3])
         at = end
     for n, column in enumerate(columns):
-        column.append(tuple(head.edges[n][at:]))
+        column.append(tuple(edges[n][at:]))
     joined += weights[at:]
-    spliced = (*map(_joined, columns), joined)
-    return Head(indexed_ns, files, spliced, head.externals, b"", (), "")
+    return (*map(_joined, columns), joined)
 
 
 def _joined(pieces: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:

@@ -192,9 +192,21 @@ class Edit(NamedTuple):
     new_end: int
 
 
-#: The last trees `parse` made (newest last), with their language, file, bytes and the edit
-#: they were parsed from (None: parsed whole): one per file (its latest), `_KEEP` in all.
-_LAST: list[tuple[str, str, bytes, Any, Edit | None]] = []
+class _Tree(NamedTuple):
+    """A tree `parse` made and keeps: its language, file, bytes, the edit it was parsed from
+    (None: parsed whole), and the bytes' newline count when known (an edit near the end of a
+    large file counts the rows after it, not the rows before)."""
+
+    language: str
+    path: str
+    data: bytes
+    tree: Any
+    edit: Edit | None
+    rows: int | None = None
+
+
+#: The last trees `parse` made (newest last), one per file (its latest), `_KEEP` in all.
+_LAST: list[_Tree] = []
 _KEEP = 8
 
 
@@ -210,15 +222,17 @@ def parse(language: str, data: bytes, path: str = "") -> Any | None:
         return None
     before = None
     for kept in _LAST:
-        if kept[0] == language and kept[2] == data:
-            return kept[3]
-        if path and kept[0] == language and kept[1] == path:
+        if kept.language == language and kept.data == data:
+            return kept.tree
+        if path and kept.language == language and kept.path == path:
             before = kept
-    edit = None if before is None else _edited(before, data)
-    tree = parser.parse(data) if edit is None else parser.parse(data, edit.tree)
-    if before is not None:
+    if before is None:
+        tree, edit, rows = parser.parse(data), None, None
+    else:
+        edit, rows = _edited(before, data)
+        tree = parser.parse(data, edit.tree)
         _LAST.remove(before)
-    _LAST.append((language, path, data, tree, edit))
+    _LAST.append(_Tree(language, path, data, tree, edit, rows))
     del _LAST[:-_KEEP]
     return tree
 
@@ -227,15 +241,15 @@ def edit_of(tree: Any) -> Edit | None:
     """The edit a kept tree was parsed from (None: parsed whole, or no longer kept): what an
     extraction that revisits only the changed top-level nodes needs."""
     for kept in _LAST:
-        if kept[3] is tree:
-            return kept[4]
+        if kept.tree is tree:
+            return kept.edit
     return None
 
 
-def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit:
-    """A copy of the kept tree told where its bytes became `data`: the one changed span
-    between their common start and common end."""
-    old = kept[2]
+def _edited(kept: _Tree, data: bytes) -> tuple[Edit, int]:
+    """A copy of the kept tree told where its bytes became `data` (the one changed span between
+    their common start and common end), and the newline count of `data`."""
+    old = kept.data
     most = min(len(old), len(data))
     start = _same_run(lambda at, k: old[at : at + k] == data[at : at + k], most)
     o, d = len(old), len(data)
@@ -243,8 +257,12 @@ def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit
         lambda at, k: old[o - at - k : o - at] == data[d - at - k : d - at], most - start
     )
     old_end, new_end = o - end, d - end
-    at = _point(old, start)  # the rows before the span are counted once, not three times
-    tree = kept[3].copy()
+    rows = old.count(b"\n") if kept.rows is None else kept.rows  # once per file kept
+    if 2 * start > o:  # the rows before the span, counted from the nearer end (once, not thrice)
+        at = (rows - old.count(b"\n", start), start - (old.rfind(b"\n", 0, start) + 1))
+    else:
+        at = _point(old, start)
+    tree = kept.tree.copy()
     tree.edit(
         start_byte=start,
         old_end_byte=old_end,
@@ -253,7 +271,8 @@ def _edited(kept: tuple[str, str, bytes, Any, Edit | None], data: bytes) -> Edit
         old_end_point=_point_after(old, start, at, old_end),
         new_end_point=_point_after(data, start, at, new_end),
     )
-    return Edit(old, tree, start, old_end, new_end)
+    rows += data.count(b"\n", start, new_end) - old.count(b"\n", start, old_end)
+    return Edit(old, tree, start, old_end, new_end), rows
 
 
 #: Bytes compared at a time while looking for where two texts part.

@@ -286,8 +286,8 @@ def _kept_pieces(
         lo, hi = min(lo, changed.start_byte), max(hi, changed.end_byte)
     delta = edit.new_end - edit.old_end
     pieces = known.pieces
-    i = bisect_left([piece.end for piece in pieces], lo)  # pieces[:i] end before `lo`
-    j = bisect_right([piece.start for piece in pieces], hi - delta)  # pieces[j:] after `hi`
+    i = bisect_left(pieces, lo, key=_PIECE_END)  # pieces[:i] end before `lo`
+    j = bisect_right(pieces, hi - delta, lo=i, key=_PIECE_START)  # pieces[j:] start after `hi`
     kids = tree.root_node.children
     first = bisect_left(kids, lo, key=_end)  # the first top-level node ending at `lo` or after
     last = bisect_right(kids, hi, lo=first, key=_start)  # and the first starting after `hi`
@@ -304,6 +304,9 @@ def _kept_pieces(
         for p in pieces[j:]
     ]
     return list(pieces[:i]), middle, after, list(pieces[i:j]), rows
+
+
+_PIECE_START, _PIECE_END = itemgetter(0), itemgetter(1)
 
 
 def _end(node: Any) -> int:
