@@ -2,20 +2,33 @@
 
 The description (and a snippet's names, the names it uses and its imports) become terms: words
 of identifiers, lower case, common English and filler words dropped, a light stem (`parsers`,
-`parsing` -> `pars`). Every file has terms too: its path's words (weight 3), the words of the
-names it defines (2) and of the modules it imports (1). A file scores
-`sum(weight * idf) / sqrt(its distinct terms)` over the terms it shares with the query, `idf =
-log(1 + files / files with the term)`; a file the snippet imports, or that imports what the
-snippet imports, gains too. A community scores the sum of its three best files.
+`parsing` -> `pars`, `planarity` -> `planar`); a mixed-case word of the description also counts
+whole (`PostgreSQL`). Every file has terms too: the words of its own name (weight 4; `own_name`:
+a package's `__init__` or a `base.py` goes by its folder's), of the folders above it (3), of
+the names it defines (2) and of the modules it imports (1). A file scores
+`sum(weight * idf) / (its distinct terms) ** 0.25` over the terms it shares with the query,
+`idf = log(1 + files / files with the term)`, half as much again when the query's words cover
+every word of its own name (`_name_coverage`: `associationproxy` is covered by `association`
+and `proxy`); a file the snippet imports, or that imports what the snippet imports, gains too.
+A community scores the sum of its three best files.
+
+Why so: the module that owns a feature is usually named after it and is often the largest
+of its folder. Dividing by the square root of a file's terms (as before) put a small
+`betweenness_subset.py` above `betweenness.py` and a three-function file above the module
+defining `random_regular_graph`; a file named by words the query does not have
+(`subset`, `drawing`, `graph6`) is a neighbour of the feature rather than its owner.
 
 Library code owns features; tests, examples and docs show them (`index.kinds.is_context`): they
 are not candidates, and a file that imports a candidate does not lend it its terms, unless
-`include_context`, which ranks every file as an equal.
+`include_context`, which ranks every file as an equal. Nor is a package's entry file that only
+gathers its modules (an `__init__.py` or `index.js` defining no function or class): new code
+goes into the module it would re-export.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
@@ -29,7 +42,7 @@ from .shapes import snippet_shape, snippet_text
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["query_terms", "stem", "suggest_place"]
+__all__ = ["own_name", "query_terms", "stem", "suggest_place"]
 
 _STOP = frozenset(
     [
@@ -117,9 +130,31 @@ _STOP = frozenset(
         "src",
         "lib",
         "init",
+        "between",
+        "among",
+        "across",
+        "via",
+        "per",
+        "each",
+        "every",
+        "whether",
+        "if",
+        "two",
+        "three",
     ]
 )
-_WEIGHTS = {"path": 3.0, "names": 2.0, "imports": 1.0}
+_WEIGHTS = {"name": 4.0, "path": 3.0, "names": 2.0, "imports": 1.0}
+#: How much a file's number of distinct terms dampens its score (0: not at all, 0.5: as a
+#: vector's length would).
+_LENGTH_DAMPING = 0.25
+#: The stems of entry files, named by their folder.
+_ENTRY = frozenset({"__init__", "index", "mod"})
+#: Words of a file's name that say what kind of module it is, not what feature it holds.
+_GENERIC = frozenset(
+    {"init", "index", "mod", "base", "core", "impl", "main", "common", "util", "utils", "api"}
+)
+#: How much more a file named by the query's words scores (its whole name covered).
+_NAMED = 0.5
 _SHARED_IMPORT = 0.5
 _IMPORTED = 2.0
 
@@ -129,7 +164,7 @@ def stem(word: str) -> str:
     `validator`, `validate` -> `validat`."""
     if word.endswith("ss"):
         return word
-    for suffix in ("ing", "ions", "ion", "ors", "or", "ers", "er", "ies", "es", "ed", "s"):
+    for suffix in ("ity", "ing", "ions", "ion", "ors", "or", "ers", "er", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             break
@@ -147,11 +182,63 @@ def query_terms(text: str) -> list[str]:
     return out
 
 
+def own_name(path: str) -> str:
+    """The name a file goes by: its own, without words that name no feature (`base`, `core`,
+    `impl` ...), or its folder's when nothing is left (`pool/base.py` is the pool's, a
+    package's `__init__.py` is its package's)."""
+    folders, _, base = path.rpartition("/")
+    words = [w for w in split_words(base.split(".", 1)[0]) if w not in _GENERIC]
+    if words or not folders:
+        return "_".join(words)
+    return folders.rpartition("/")[2]
+
+
+def _name_coverage(name: str, terms: list[str]) -> tuple[float, list[str]]:
+    """The share of the words of a file's own name that the query's terms cover, and those
+    terms. A term covers a word it is the stem of; a word written as several (`unitofwork`,
+    `associationproxy`) is covered when terms of four letters or more spell at least three
+    quarters of it (`unit` and `work`), not when one term is merely inside it (`graph` in
+    `cographs`, `between` in `betweenness`)."""
+    words = [w for w in split_words(name) if len(w) > 1 and not w.isdigit()]
+    if not words:
+        return 0.0, []
+    found: list[str] = []
+    covered = 0
+    for word in words:
+        hits = [t for t in terms if t == stem(word)]
+        if not hits:
+            inside = [t for t in terms if len(t) >= 4 and t in word]
+            if sum(map(len, inside)) >= 0.75 * len(word):
+                hits = inside
+        covered += bool(hits)
+        found += [t for t in hits if t not in found]
+    return covered / len(words), found
+
+
+def _gathers_only(g: GraphView, path: str) -> bool:
+    """A package's entry file defining no function or class: it re-exports its modules."""
+    if path.rpartition("/")[2].split(".", 1)[0] not in _ENTRY:
+        return False
+    return all(s.kind == "variable" for s in g.index.files[path].symbols)
+
+
+def description_terms(text: str) -> list[str]:
+    """The terms of a description: `query_terms`, and each word the split cut in pieces also
+    whole (`PostgreSQL` is `postgr` and `sql` as an identifier, and the `postgresql` folder)."""
+    out = query_terms(text)
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*", text):
+        if len(split_words(word)) > 1:
+            whole = stem(word.lower())
+            if whole not in out and word.lower() not in _STOP:
+                out.append(whole)
+    return out
+
+
 def _file_terms(g: GraphView, path: str) -> dict[str, tuple[float, str]]:
     """term -> (weight, where it came from) for one file; the strongest source wins."""
     record = g.index.files[path]
     terms: dict[str, tuple[float, str]] = {}
-    sources = [("path", path.rsplit(".", 1)[0])]
+    sources = [("path", path.rpartition("/")[0]), ("name", own_name(path))]
     sources += [("names", s.name) for s in record.symbols if not s.name.startswith("_")]
     sources += [("imports", imp.module) for imp in record.imports]
     for where, text in sources:
@@ -171,7 +258,7 @@ def suggest_place(
 ) -> Placement:
     """Communities and files where code described by `description` fits, best first."""
     need_files(g, g.files, "place")
-    terms = query_terms(description)
+    terms = description_terms(description)
     modules: set[str] = set()
     if snippet is not None:
         lang = dominant_language(g, None)
@@ -184,7 +271,7 @@ def suggest_place(
         modules = {imp.module for imp in record.imports if imp.module}
     if not terms and not modules:
         raise GraphError("the description has no words to place by; say what the code does")
-    candidates = list(g.files)
+    candidates = [p for p in g.files if not _gathers_only(g, p)] or list(g.files)
     if not include_context:
         candidates = [p for p in candidates if not is_context(p)] or candidates
     per_file = {p: _file_terms(g, p) for p in candidates}
@@ -200,7 +287,14 @@ def suggest_place(
                 weight, where = found[term]
                 score += weight * math.log(1 + n / df[term])
                 reasons[where].append(term)
-        score /= math.sqrt(len(found) or 1)
+        coverage, named = _name_coverage(own_name(path), terms)
+        for term in named:  # held in a longer word of the name: `flow` in `maxflow`
+            if term not in found:
+                score += _WEIGHTS["name"] * math.log(1 + n / max(df[term], 1))
+                reasons["name"].append(term)
+        score /= (len(found) or 1) ** _LENGTH_DAMPING
+        if coverage == 1.0:  # named by the query's words alone: the feature's own module
+            score *= 1 + _NAMED
         shared = sorted(modules & {imp.module for imp in g.index.files[path].imports})
         if shared:
             score += _SHARED_IMPORT * len(shared)
