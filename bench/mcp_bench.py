@@ -13,7 +13,14 @@ stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` w
   three edits: a comment appended to a large central file (db/models/fields/__init__.py, 2,900
   lines: its parse alone is most of the cost), a function appended to it (new name and
   references: the edges are resolved again), and a comment appended to a mid-sized file
-  (utils/text.py). Edits are 0.4 s apart, as a person's are: the cache is written behind.
+  (utils/text.py). Each edit, like the control, comes after a 0.4 s pause with no call (an
+  agent edits a file after its model's turn, not right after a call): the time is from the
+  call's send, just after the file is written, to its answer, so it holds the server reading
+  the edit whenever that overlaps the call. (Until 2026-11-24 20:30 UTC the first edit of each
+  round, the comment in the large file, came right after the control's call, no pause: the
+  server was awake and read the edit before the call was sent, which made that edit look
+  cheaper than the other two.) Edits are written whole (`write_bytes`); the cache is written
+  behind.
 
 Targets (issue 24): warm p50 <= 25 ms and >= 10x faster than the process; after a one-file
 edit, `dependents` within 2x of its warm p50, `duplicates` within 5x. `dependents` after an
@@ -168,6 +175,7 @@ async def through_mcp(
                 after["dependents_idle"].append(time.perf_counter() - start)
                 for edit, rel, text in EDITS:
                     for tool in ("dependents", "duplicates"):
+                        await anyio.sleep(0.4)  # every edit after the control's pause
                         added = text.format(n=f"{n}_{tool}").encode()
                         (root / rel).write_bytes(originals[rel] + added)
                         if pause:
@@ -179,7 +187,6 @@ async def through_mcp(
                             raise SystemExit(f"{tool} after an edit: {result.content[0].text}")
                         (root / rel).write_bytes(originals[rel])
                         await session.call_tool(tool, cases[tool])  # warm again
-                        await anyio.sleep(0.4)
         finally:
             for rel, data in originals.items():
                 (root / rel).write_bytes(data)

@@ -11,7 +11,7 @@ mcp_bench) stamps the call's send and its answer. Each call's phases are the fir
 each between the two; the medians are printed per kind of call. The wrapping itself costs a
 few microseconds a stamp (a dozen a call): compare kinds of call, not absolute times.
 
-    python bench/mcp_phases.py [--site DIR] [--edits 12] [--pause SECONDS]
+    python bench/mcp_phases.py [--site DIR] [--edits 12] [--pause SECONDS] [--raw KIND]
 
 --site is a folder where django is installed (else `pip install --target` into a temporary
 one). The wrapped names are ORE's own (`serve._patched`, `tools.call_tool`, ...): a rename
@@ -146,7 +146,14 @@ def serve(root: str, trace: str) -> None:
     wrapped(warm.Probe, "changed", None, "probe_done")
     wrapped(warm, "_patched", None, "patch_done", timed=True)
     wrapped(server, "_result", None, "result_done")
-    for name in ("parse_all", "patched_head", "spliced_head", "rebuilt_edges", "build_edges"):
+    for name in (
+        "parse_all",
+        "patched_head",
+        "spliced_edges",
+        "rebuilt_edges",
+        "build_edges",
+        "_references_again",
+    ):
         wrapped(warm, name, None, f"D:{name}", timed=True)
     wrapped(warm._Links, "referring", None, "D:referring", timed=True)
     wrapped(extract, "revisited", None, "D:revisited", timed=True)
@@ -181,6 +188,7 @@ async def drive(root: Path, trace: str, env: dict[str, str], edits: int, pause: 
                 await session.call_tool("dependents", wanted)
                 marks.append(("control", start, now()))
                 for edit, rel, text in EDITS:
+                    await anyio.sleep(0.4)  # every edit after the control's pause
                     (root / rel).write_bytes(originals[rel] + text.format(n=n).encode())
                     if pause:
                         await anyio.sleep(pause)
@@ -189,15 +197,21 @@ async def drive(root: Path, trace: str, env: dict[str, str], edits: int, pause: 
                     marks.append((edit, start, now()))
                     (root / rel).write_bytes(originals[rel])
                     await session.call_tool("dependents", wanted)
-                    await anyio.sleep(0.4)
         finally:
             for rel, data in originals.items():
                 (root / rel).write_bytes(data)
     return marks
 
 
-def report(trace: str, marks: list[Any]) -> None:
+def report(trace: str, marks: list[Any], raw: str = "") -> None:
     events = [json.loads(line) for line in Path(trace).read_text().splitlines()]
+    for kind, start, end in marks:  # each call of kind `raw`: every stamp, from its send
+        if kind == raw:
+            print(f"-- {kind}: {(end - start) / 1e6:.3f} ms")
+            for e in events:
+                if start - 2_000_000 <= e["t"] <= end:
+                    at = (e["t"] - start) / 1e6
+                    print(f"   {at:8.3f} {e['thread'][:12]:12} {e['tag']} {e.get('ms', '')}")
     kinds: dict[str, list[dict[str, float]]] = {}
     for kind, start, end in marks:
         first: dict[str, int] = {}
@@ -237,6 +251,7 @@ def main() -> None:
     parser.add_argument("--site", type=Path, help="a folder where django is installed")
     parser.add_argument("--edits", type=int, default=12)
     parser.add_argument("--pause", type=float, default=0.0)
+    parser.add_argument("--raw", default="", help="print every stamp of each call of this kind")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--trace", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -260,7 +275,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         marks = anyio.run(drive, root, trace, env, args.edits, args.pause)
         print(f"load {load:.1f} -> {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
-        report(trace, marks)
+        report(trace, marks, args.raw)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

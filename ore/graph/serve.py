@@ -44,7 +44,8 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from operator import attrgetter
+from itertools import compress, count
+from operator import attrgetter, is_not
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ from .index.edges import (
 from .index.extract import MAX_BYTES, Skipped
 from .index.load import Index, check_root
 from .index.pool import Work, parse_all
-from .index.records import Edge, FileIndex
+from .index.records import Edge, FileIndex, Symbol
 from .index.resolve import Resolution, resolve_all
 from .index.stored import Records, paused_gc
 from .probe import Probe
@@ -363,7 +364,7 @@ def _references_again(
     for rel in changed:
         before, now = records[rel], files[rel]
         if now.symbols is not before.symbols:
-            names |= set(map(_NAME, before.symbols)).symmetric_difference(map(_NAME, now.symbols))
+            names |= _names_moved(before.symbols, now.symbols)
         if now.refs != before.refs:
             moved.add(rel)
     sources = moved | links.referring(files, names, frozenset(moved))
@@ -372,6 +373,19 @@ def _references_again(
         return tuple(old.index.edges), {}
     columns = old.index.edge_columns[0]
     return rebuilt_edges(old.index.edges, columns, files, links.resolution, sources, defined)
+
+
+def _names_moved(before: tuple[Symbol, ...], now: tuple[Symbol, ...]) -> set[str]:
+    """The names defined in one of two symbol lists of a file and not in the other, or a few
+    more (a name also defined where the lists agree): only the stretch where they differ is
+    read. A record read by revisiting its nodes shares every symbol the edit did not touch,
+    so the common start and end are found by identity, in C, without reading a symbol."""
+    most = min(len(before), len(now))
+    head = next(compress(count(), map(is_not, before, now)), most)
+    tail = next(compress(count(), map(is_not, reversed(before), reversed(now))), most)
+    tail = min(tail, most - head)
+    gone, came = before[head : len(before) - tail], now[head : len(now) - tail]
+    return set(map(_NAME, gone)).symmetric_difference(map(_NAME, came))
 
 
 def _edges_key(records: Records) -> str:

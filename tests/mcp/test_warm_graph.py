@@ -433,3 +433,31 @@ def test_a_new_function_using_nothing_new_builds_no_edge_and_the_head_waits(
     assert head.files == whole.files and head.edges == g.index.edge_columns
     assert g.index.files.head is head
     fresh_like(warm, tmp_path, monkeypatch, 0)
+
+
+def test_the_names_an_edit_moved_are_found_where_the_symbols_differ() -> None:
+    """`serve._names_moved` reads only the stretch where two symbol lists differ (by identity):
+    it finds every name that came or went, whatever the edit (a few more at most: a name
+    defined again where the lists agree), so no file using one is left with stale edges."""
+    import random
+
+    from ore.graph.index.records import Symbol
+
+    rng = random.Random(24)
+    pool = [Symbol(f"n{i}", "function", i, i, "") for i in range(30)]
+    for step in range(2000):
+        before = tuple(rng.sample(pool, rng.randrange(20)))
+        now = list(before)
+        for _ in range(rng.randrange(4)):
+            at = rng.randrange(len(now) + 1)
+            if rng.randrange(2) or not now:
+                now.insert(at, Symbol(rng.choice(pool).name, "class", 0, 0, ""))
+            else:
+                del now[min(at, len(now) - 1)]
+        exact = {s.name for s in before} ^ {s.name for s in now}
+        found = serve_module._names_moved(before, tuple(now))
+        assert exact <= found <= {s.name for s in (*before, *now)}, step
+    shared = tuple(pool)
+    assert serve_module._names_moved(shared, (*shared, Symbol("new", "function", 99, 99, ""))) == {
+        "new"
+    }
