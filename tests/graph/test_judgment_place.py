@@ -105,3 +105,15 @@ def test_filler_words_of_a_description_are_not_terms() -> None:
 
 def test_a_description_keeps_a_mixed_case_word_whole_beside_its_pieces() -> None:
     assert description_terms("the PostgreSQL dialect") == ["postgr", "sql", "dialect", "postgresql"]
+
+
+def test_a_description_in_another_script_keeps_its_words_whole(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path / "repo",
+        {
+            "lib/façade.py": _functions("öffne_façade"),
+            "lib/fahrrad.py": _functions("fahre"),
+        },
+    )
+    assert "façad" in description_terms("eine neue Façade")
+    assert _first(root, "eine neue Façade")[0] == "lib/façade.py"

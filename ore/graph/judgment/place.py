@@ -226,7 +226,7 @@ def description_terms(text: str) -> list[str]:
     """The terms of a description: `query_terms`, and each word the split cut in pieces also
     whole (`PostgreSQL` is `postgr` and `sql` as an identifier, and the `postgresql` folder)."""
     out = query_terms(text)
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*", text):
+    for word in re.findall(r"[^\W\d_][^\W_]*", text):
         if len(split_words(word)) > 1:
             whole = stem(word.lower())
             if whole not in out and word.lower() not in _STOP:

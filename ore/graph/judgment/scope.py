@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["dominant_language", "need_files", "select", "split_words"]
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+#: A run of letters in any script, or of digits: what a name's words are cut from.
+_RUN = re.compile(r"[^\W\d_]+|\d+")
 
 
 def select(
@@ -87,5 +89,27 @@ def dominant_language(g: GraphView, language: str | None) -> str:
 
 
 def split_words(name: str) -> list[str]:
-    """`get_userByID2` -> ["get", "user", "by", "id", "2"]: words of an identifier, lower case."""
-    return [w.lower() for w in _WORD.findall(name)]
+    """`get_userByID2` -> ["get", "user", "by", "id", "2"]: words of an identifier, lower case.
+    Letters of any script count (`naïveCafé` -> naïve, café), not only ASCII's."""
+    if name.isascii():
+        return [w.lower() for w in _WORD.findall(name)]
+    out: list[str] = []
+    for run in _RUN.findall(name):
+        out += [w.lower() for w in (_WORD.findall(run) if run.isascii() else _camel(run))]
+    return out
+
+
+def _camel(run: str) -> list[str]:
+    """A run of letters cut where case says a word starts, as `_WORD` cuts ASCII: before an
+    upper-case letter that follows a lower-case one, and before the last capital of a run of
+    capitals followed by a lower-case letter (`HTTPÉtat` -> HTTP, État)."""
+    words: list[str] = []
+    start = 0
+    for i in range(1, len(run)):
+        before, here = run[i - 1], run[i]
+        after = run[i + 1] if i + 1 < len(run) else ""
+        if here.isupper() and (before.islower() or (before.isupper() and after.islower())):
+            words.append(run[start:i])
+            start = i
+    words.append(run[start:])
+    return words
