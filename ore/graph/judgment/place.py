@@ -153,6 +153,9 @@ _ENTRY = frozenset({"__init__", "index", "mod"})
 _GENERIC = frozenset(
     {"init", "index", "mod", "base", "core", "impl", "main", "common", "util", "utils", "api"}
 )
+#: The letters of a name's word looked at for the terms it is spelt with (longer words are
+#: read up to here: a name is not prose).
+_LONGEST_WORD = 40
 #: How much more a file named by the query's words scores (its whole name covered).
 _NAMED = 0.5
 _SHARED_IMPORT = 0.5
@@ -173,13 +176,11 @@ def stem(word: str) -> str:
 
 def query_terms(text: str) -> list[str]:
     """The terms of free text or code: words of identifiers, stop words dropped, stemmed."""
-    out = []
+    out: dict[str, None] = {}  # in order, once each (a set beside a list was quadratic)
     for word in split_words(text):
         if len(word) > 1 and word not in _STOP and not word.isdigit():
-            term = stem(word)
-            if term not in out:
-                out.append(term)
-    return out
+            out.setdefault(stem(word))
+    return list(out)
 
 
 def own_name(path: str) -> str:
@@ -193,26 +194,37 @@ def own_name(path: str) -> str:
     return folders.rpartition("/")[2]
 
 
-def _name_coverage(name: str, terms: list[str]) -> tuple[float, list[str]]:
+def _name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
     """The share of the words of a file's own name that the query's terms cover, and those
     terms. A term covers a word it is the stem of; a word written as several (`unitofwork`,
     `associationproxy`) is covered when terms of four letters or more spell at least three
     quarters of it (`unit` and `work`), not when one term is merely inside it (`graph` in
-    `cographs`, `between` in `betweenness`)."""
+    `cographs`, `between` in `betweenness`). The word's pieces are looked up among the terms,
+    not the terms searched in the word, so a long description costs no more per file."""
     words = [w for w in split_words(name) if len(w) > 1 and not w.isdigit()]
     if not words:
         return 0.0, []
-    found: list[str] = []
+    found: dict[str, None] = {}
     covered = 0
     for word in words:
-        hits = [t for t in terms if t == stem(word)]
-        if not hits:
-            inside = [t for t in terms if len(t) >= 4 and t in word]
-            if sum(map(len, inside)) >= 0.75 * len(word):
-                hits = inside
+        whole = stem(word)
+        if whole in terms:
+            hits = [whole]
+        else:
+            size = min(len(word), _LONGEST_WORD)
+            hits = list(
+                dict.fromkeys(
+                    piece
+                    for i in range(size)
+                    for j in range(i + 4, size + 1)
+                    if (piece := word[i:j]) in terms
+                )
+            )
+            if sum(map(len, hits)) < 0.75 * len(word):
+                hits = []
         covered += bool(hits)
-        found += [t for t in hits if t not in found]
-    return covered / len(words), found
+        found.update(dict.fromkeys(hits))
+    return covered / len(words), list(found)
 
 
 def _gathers_only(g: GraphView, path: str) -> bool:
@@ -225,13 +237,11 @@ def _gathers_only(g: GraphView, path: str) -> bool:
 def description_terms(text: str) -> list[str]:
     """The terms of a description: `query_terms`, and each word the split cut in pieces also
     whole (`PostgreSQL` is `postgr` and `sql` as an identifier, and the `postgresql` folder)."""
-    out = query_terms(text)
+    out = dict.fromkeys(query_terms(text))
     for word in re.findall(r"[^\W\d_][^\W_]*", text):
-        if len(split_words(word)) > 1:
-            whole = stem(word.lower())
-            if whole not in out and word.lower() not in _STOP:
-                out.append(whole)
-    return out
+        if len(split_words(word)) > 1 and word.lower() not in _STOP:
+            out.setdefault(stem(word.lower()))
+    return list(out)
 
 
 def _file_terms(g: GraphView, path: str) -> dict[str, tuple[float, str]]:
@@ -265,9 +275,7 @@ def suggest_place(
         snippet_shape(snippet, lang)
         record = extract("<snippet>", lang, snippet_text(snippet).encode("utf-8"))
         words = [s.name for s in record.symbols] + [name for name, _n in record.refs]
-        for term in query_terms(" ".join(words)):
-            if term not in terms:
-                terms.append(term)
+        terms = list(dict.fromkeys([*terms, *query_terms(" ".join(words))]))
         modules = {imp.module for imp in record.imports if imp.module}
     if not terms and not modules:
         raise GraphError("the description has no words to place by; say what the code does")
@@ -277,6 +285,7 @@ def suggest_place(
     per_file = {p: _file_terms(g, p) for p in candidates}
     df: Counter[str] = Counter(t for found in per_file.values() for t in found)
     n = len(candidates)
+    asked = set(terms)
     imported = _imported_files(g, modules)
     scored: list[PlaceFile] = []
     for path, found in per_file.items():
@@ -287,7 +296,7 @@ def suggest_place(
                 weight, where = found[term]
                 score += weight * math.log(1 + n / df[term])
                 reasons[where].append(term)
-        coverage, named = _name_coverage(own_name(path), terms)
+        coverage, named = _name_coverage(own_name(path), asked)
         for term in named:  # held in a longer word of the name: `flow` in `maxflow`
             if term not in found:
                 score += _WEIGHTS["name"] * math.log(1 + n / max(df[term], 1))
