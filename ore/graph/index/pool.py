@@ -175,6 +175,8 @@ def _forked(
             for i in range(start, end):
                 path, lang, known = work[i]
                 results[i] = job.task(root, path, lang, known)
+                if buffers:  # a child whose pipe is full waits until it is read (shapes are large)
+                    done += _drain(poller, buffers, spans, results, job, block=False)
             done += end - start
             if buffers:
                 done += _drain(poller, buffers, spans, results, job, block=False)
