@@ -16,7 +16,7 @@ stats`. Then, per tool (`top_files`, `dependents`, `find_symbol`, `duplicates` w
   (utils/text.py). Each edit, like the control, comes after a 0.4 s pause with no call (an
   agent edits a file after its model's turn, not right after a call): the time is from the
   call's send, just after the file is written, to its answer, so it holds the server reading
-  the edit whenever that overlaps the call. (Until 2026-11-24 20:30 UTC the first edit of each
+  the edit whenever that overlaps the call. (Before 2026-11-24 20:25 UTC the first edit of each
   round, the comment in the large file, came right after the control's call, no pause: the
   server was awake and read the edit before the call was sent, which made that edit look
   cheaper than the other two.) Edits are written whole (`write_bytes`); the cache is written

@@ -71,7 +71,9 @@ def serve(root: str, trace: str) -> None:
         out.write(json.dumps({"t": now(), "tag": tag, "thread": name, **more}) + "\n")
 
     def wrapped(owner: Any, name: str, before: str | None, after: str, timed: bool = False) -> None:
-        real = getattr(owner, name)
+        real = getattr(owner, name, None)
+        if real is None:  # another version of ORE (an older tree timed against this one)
+            return
 
         def call(*args: Any, **kwargs: Any) -> Any:
             start = now()
