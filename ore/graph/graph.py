@@ -59,10 +59,11 @@ def open_graph(
     """The graph of `root`, indexing what changed since the last call (GraphError if no root).
     `shapes`: the query will read every file's lean shape (clone detection), so the files the
     index parses are shaped by its workers too, from the same tree (`judgment.shapecache`)."""
-    along = None
-    if shapes:
-        from .judgment.shapecache import ALONG as along
-    return CodeGraph(load_index(root, jobs=jobs, progress=progress, along=along))
+    if not shapes:
+        return CodeGraph(load_index(root, jobs=jobs, progress=progress))
+    from .judgment.shapecache import ALONG
+
+    return CodeGraph(load_index(root, jobs=jobs, progress=progress, along=ALONG))
 
 
 class CodeGraph:
