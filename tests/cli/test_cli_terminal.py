@@ -27,6 +27,7 @@ def run_in_pty(*args: Any, **kwargs: Any) -> bytes:
     """`_cli.run_in_pty` without the waiting spinner (these tests check exact bytes)."""
     return without_progress(_pty(*args, **kwargs))
 
+
 ANSWER = (
     "# Steps\n\nRun **this**:\n\n- one\n- two\n\n"
     "```python\ndef double(x):\n    return x * 2\n```\n\nDone."
