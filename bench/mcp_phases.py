@@ -14,7 +14,7 @@ few microseconds a stamp (a dozen a call): compare kinds of call, not absolute t
     python bench/mcp_phases.py [--site DIR] [--edits 12] [--pause SECONDS] [--raw KIND]
 
 --site is a folder where django is installed (else `pip install --target` into a temporary
-one). The wrapped names are ORE's own (`serve._patched`, `tools.call_tool`, ...): a rename
+one). The wrapped names are ORE's own (`serve.patch`, `tools.call_tool`, ...): a rename
 there shows as a missing phase here.
 """
 
@@ -121,6 +121,13 @@ def serve(root: str, trace: str) -> None:
 
     from ore.graph import serve as warm
     from ore.graph import watch
+
+    try:  # what an edit changes has its own module (ore.graph.patch) since 2026-11-24
+        from ore.graph import patch as edit
+
+        patch_name, links = "patch", edit.Links
+    except ImportError:  # an older tree: the patch lived in serve
+        edit, patch_name, links = warm, "_patched", warm._Links
     from ore.graph.index import extract
     from ore.mcp import server, tools
 
@@ -146,7 +153,7 @@ def serve(root: str, trace: str) -> None:
     warm.WarmGraph.graph = graph
     wrapped(watch.Watch, "touched", None, "touched")
     wrapped(warm.Probe, "changed", None, "probe_done")
-    wrapped(warm, "_patched", None, "patch_done", timed=True)
+    wrapped(warm, patch_name, None, "patch_done", timed=True)
     wrapped(server, "_result", None, "result_done")
     for name in (
         "parse_all",
@@ -156,8 +163,8 @@ def serve(root: str, trace: str) -> None:
         "build_edges",
         "_references_again",
     ):
-        wrapped(warm, name, None, f"D:{name}", timed=True)
-    wrapped(warm._Links, "referring", None, "D:referring", timed=True)
+        wrapped(edit, name, None, f"D:{name}", timed=True)
+    wrapped(links, "referring", None, "D:referring", timed=True)
     wrapped(extract, "revisited", None, "D:revisited", timed=True)
     wrapped(extract, "parse", None, "D:parse", timed=True)
     wrapped(extract, "digest_of", None, "D:digest_of", timed=True)

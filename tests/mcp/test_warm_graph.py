@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ore.graph import open_graph
+from ore.graph import patch as patch_module
 from ore.graph import serve as serve_module
 from ore.graph.serve import WarmGraph
 
@@ -133,8 +134,8 @@ def test_an_edit_rebuilds_only_what_it_changed(
     def refuse(*_args: object) -> None:
         raise AssertionError("built again for an edit that keeps the imports")
 
-    monkeypatch.setattr(serve_module, "resolve_all", refuse)
-    monkeypatch.setattr(serve_module, "build_edges", refuse)
+    monkeypatch.setattr(patch_module, "resolve_all", refuse)
+    monkeypatch.setattr(patch_module, "build_edges", refuse)
     core = warm.root / "pkg" / "core.py"
     core.write_text("def base():\n    return 1\n\n\ndef later():\n    return 2\n")  # a new name
     assert warm.graph().symbol("later")[0].path == "pkg/core.py"
@@ -407,9 +408,9 @@ def test_a_new_function_using_nothing_new_builds_no_edge_and_the_head_waits(
     warm.graph().top_files(None)
     rank = warm.graph().__dict__["pagerank"]
     made: list[int] = []
-    real = serve_module.patched_head
+    real = patch_module.patched_head
     monkeypatch.setattr(
-        serve_module,
+        patch_module,
         "patched_head",
         lambda *a: made.append(1) or real(*a),  # type: ignore[func-returns-value]
     )
@@ -417,7 +418,7 @@ def test_a_new_function_using_nothing_new_builds_no_edge_and_the_head_waits(
     def refuse(*_args: object) -> None:
         raise AssertionError("reference edges built again for a name nobody uses")
 
-    monkeypatch.setattr(serve_module, "rebuilt_edges", refuse)
+    monkeypatch.setattr(patch_module, "rebuilt_edges", refuse)
     text = core.read_text()
     for n in range(3):
         text += f"\n\ndef unused_{n}(value):\n    return base() + later()\n"
@@ -436,7 +437,7 @@ def test_a_new_function_using_nothing_new_builds_no_edge_and_the_head_waits(
 
 
 def test_the_names_an_edit_moved_are_found_where_the_symbols_differ() -> None:
-    """`serve._names_moved` reads only the stretch where two symbol lists differ (by identity):
+    """`patch.names_moved` reads only the stretch where two symbol lists differ (by identity):
     it finds every name that came or went, whatever the edit (a few more at most: a name
     defined again where the lists agree), so no file using one is left with stale edges."""
     import random
@@ -455,9 +456,9 @@ def test_the_names_an_edit_moved_are_found_where_the_symbols_differ() -> None:
             else:
                 del now[min(at, len(now) - 1)]
         exact = {s.name for s in before} ^ {s.name for s in now}
-        found = serve_module._names_moved(before, tuple(now))
+        found = patch_module.names_moved(before, tuple(now))
         assert exact <= found <= {s.name for s in (*before, *now)}, step
     shared = tuple(pool)
-    assert serve_module._names_moved(shared, (*shared, Symbol("new", "function", 99, 99, ""))) == {
+    assert patch_module.names_moved(shared, (*shared, Symbol("new", "function", 99, 99, ""))) == {
         "new"
     }
