@@ -10,6 +10,14 @@ discovery can say what it means: the caller opens the graph again).
 
 `changed()` stats every indexed file and folder; `changed(paths)` only the paths an inotify
 watch named (`watch.Watch`), each a file or folder inside the root.
+
+What else decides what discovery lists is watched too (`others`), and any move of it is a change
+for discovery: a source file the index skipped (binary, too large; fixed in place, its folder's
+mtime stays), a `.gitignore` (its folder's listing counts it; an edit is its stat), and
+`.git/info/exclude` (stat only: inotify does not watch `.git`, so under the watch it is seen at
+the next full look). A folder changed while the graph was opening (`of(since=)`) is listed again
+at the next look: a file made after discovery listed it is not lost. Not seen: an edit to the
+target of a symbolic link (the link's own stat stays).
 """
 
 from __future__ import annotations
@@ -31,8 +39,13 @@ __all__ = ["Change", "Probe"]
 
 #: Files whose presence makes the walk skip a folder (`discover._MARKERS`).
 _MARKERS = ("pyvenv.cfg", ".git", "CACHEDIR.TAG")
+#: A folder's ignore file: git reads it to say what discovery lists.
+_IGNORE = os.sep + ".gitignore"
 #: Bundles discovery never indexes (`discover._minified`).
 _MINIFIED = (".min.js", ".min.mjs", ".min.cjs", ".bundle.js")
+#: A file system's coarsest mtime tick (a second): a folder changed this long before discovery
+#: began may have changed after it.
+_COARSE_NS = 1_000_000_000
 #: A racy file larger than this is simply parsed again rather than hashed.
 _HASH_MAX = 1 << 20
 
@@ -57,11 +70,23 @@ class Probe:
     listed: dict[str, frozenset[str]]
     racy: dict[str, str] = field(default_factory=dict)
     racy_until: int = 0
+    #: What else decides what the index holds, by stat: source files the index skipped (binary,
+    #: too large: fixed, they are indexed again) and the ignore files git reads.
+    others: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, root: str, records: Records, folders: dict[str, int] | None = None) -> Probe:
+    def of(
+        cls,
+        root: str,
+        records: Records,
+        folders: dict[str, int] | None = None,
+        *,
+        since: int | None = None,
+    ) -> Probe:
         """The probe of freshly opened records (the head holds each file's stat and digest);
-        `folders` when they are known unchanged since the last probe."""
+        `folders` when they are known unchanged since the last probe. `since`: when discovery
+        began; a folder changed since then may hold a file discovery did not see, so its
+        listing is compared at the next look (a file made while the graph opened is not lost)."""
         head = records.head
         paths, _languages, sizes, mtimes, digests = head.files[:5]
         join = os.path.join
@@ -75,18 +100,25 @@ class Probe:
             for p, mtime, digest in zip(paths, mtimes, digests, strict=True)
             if mtime >= racy_after
         }
+        others: dict[str, tuple[int, int] | None] = {}
         if folders is None:
-            folders = _folders(root, paths)
+            folders = _folders(root, paths, others)
+        if since is not None:  # -1: no mtime matches, so the next look lists the folder
+            recent = since - _COARSE_NS
+            folders = {k: (-1 if v >= recent else v) for k, v in folders.items()}
+        others[os.path.join(root, ".git", "info", "exclude")] = _stat(
+            os.path.join(root, ".git", "info", "exclude")
+        )
         listed: dict[str, set[str]] = {}
         for path in folders:
             parent, _, name = path.rpartition(os.sep)
             if path != root and not _skipped_folder(name):
                 listed.setdefault(parent, set()).add(name + "/")
-        for path in files:
+        for path in [*files, *(p for p in others if p.endswith(_IGNORE))]:
             parent, _, name = path.rpartition(os.sep)
             listed.setdefault(parent, set()).add(name)
         sets = {k: frozenset(v) for k, v in listed.items()}
-        return cls(root, files, folders, sets, racy, head.indexed_ns + RACY_NS)
+        return cls(root, files, folders, sets, racy, head.indexed_ns + RACY_NS, others)
 
     def patched(self, records: Mapping[str, FileIndex], indexed_ns: int) -> None:
         """Take the stats of files parsed again at `indexed_ns` (no file came or went, so the
@@ -105,13 +137,19 @@ class Probe:
         or of `paths` alone (files or folders inside the root that an event named)."""
         if paths is None:
             files, folders = list(self.files), list(self.folders)
+            others: Iterable[str] = self.others
         else:
-            files, folders = [], []
+            files, folders, others = [], [], []
             for path in set(paths):
                 if path in self.files:
                     files.append(path)
+                elif path in self.others or os.path.basename(path) == ".gitignore":
+                    others.append(path)
                 else:  # a file that came or went, or a folder: its folder's listing decides
                     folders.append(path if path in self.folders else os.path.dirname(path))
+        for path in others:  # a skipped file or an ignore file moved: discovery decides
+            if _stat(path) != self.others.get(path, ()):
+                return Change(frozenset(), True)
         moved = []
         for path in files:
             rel, size, mtime = self.files[path]
@@ -153,8 +191,9 @@ class Probe:
         return False
 
     def _same_listing(self, folder: str) -> bool:
-        """Whether `folder` holds the same source files and subfolders as when indexed (by the
-        walk's rules; a file the index skipped reads as a change: discovery decides)."""
+        """Whether `folder` holds the same source files, `.gitignore` and subfolders as when
+        indexed (by the walk's rules; a file the index skipped reads as a change: discovery
+        decides)."""
         try:
             with os.scandir(folder) as listing:
                 entries = list(listing)
@@ -171,17 +210,33 @@ class Probe:
             if is_dir:
                 if not _skipped_folder(e.name):
                     found.add(e.name + "/")
-            elif language_for(e.name) is not None and not e.name.endswith(_MINIFIED):
+            elif e.name == ".gitignore" or (
+                language_for(e.name) is not None and not e.name.endswith(_MINIFIED)
+            ):
                 found.add(e.name)
         return found == self.listed.get(folder, frozenset())
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    """(size, mtime) of the file at `path`, following links; None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 def _skipped_folder(name: str) -> bool:
     return name.startswith(".") or name in SKIP_DIRS
 
 
-def _folders(root: str, paths: Sequence[str]) -> dict[str, int]:
-    """Every folder holding an indexed file or kept by the walk's rules, with its mtime."""
+def _folders(
+    root: str, paths: Sequence[str], others: dict[str, tuple[int, int] | None]
+) -> dict[str, int]:
+    """Every folder holding an indexed file or kept by the walk's rules, with its mtime; in
+    `others`, the stat of each source file there the index does not hold (skipped) and of each
+    `.gitignore`."""
+    indexed = set(paths)
     names = {""}
     for p in paths:
         folder = p.rpartition("/")[0]
@@ -208,6 +263,15 @@ def _folders(root: str, paths: Sequence[str]) -> dict[str, int]:
                 child = f"{rel}/{e.name}" if rel else e.name
                 names.add(child)
                 stack.append(child)
+            elif not is_dir and (
+                e.name == ".gitignore"
+                or (
+                    language_for(e.name) is not None
+                    and not e.name.endswith(_MINIFIED)
+                    and (f"{rel}/{e.name}" if rel else e.name) not in indexed
+                )
+            ):
+                others[e.path] = _stat(e.path)
     found = {}
     for name in sorted(names):
         path = os.path.join(root, name) if name else root

@@ -105,12 +105,13 @@ class WarmGraph:
     def _open(self) -> CodeGraph:
         """The graph from `load_index`: discovery, the cache, every changed file parsed."""
         self._writer.flush()  # the cache load_index reads is the latest this process made
+        began = time.time_ns()
         graph = open_graph(self.root, jobs=self._jobs)
         records = graph.index.files
         records.all()  # every record in memory: no later read of a cache replaced since
         records.names()
         graph.kept = True
-        self._probe = Probe.of(str(self.root), records)
+        self._probe = Probe.of(str(self.root), records, since=began)
         if self._watch is not None:
             self._watch.close()
         self._watch = Watch.start(self._probe.folders)

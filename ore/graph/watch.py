@@ -142,7 +142,7 @@ class Watch:
                     path = os.path.join(folder, name)
                     found.add(path)
                     writing.add(path)  # a folder came or went: whole once the events stop
-            elif language_for(name) is not None:
+            elif language_for(name) is not None or name == ".gitignore":  # both decide the index
                 path = os.path.join(folder, name)
                 found.add(path)
                 if mask & (_CLOSE_WRITE | _MOVED_TO):
