@@ -117,3 +117,14 @@ def test_a_description_in_another_script_keeps_its_words_whole(tmp_path: Path) -
     )
     assert "façad" in description_terms("eine neue Façade")
     assert _first(root, "eine neue Façade")[0] == "lib/façade.py"
+
+
+def test_a_word_and_its_derived_forms_share_a_stem() -> None:
+    """`rendering` met `render` only as `rend` against `render` (an outside tester's find)."""
+    for family in (
+        ["render", "renders", "rendering", "renderer", "rendered"],
+        ["order", "ordering"],
+        ["parse", "parsers", "parsing", "parsed"],
+        ["environ", "environment", "environments"],
+    ):
+        assert len({stem(word) for word in family}) == 1, family

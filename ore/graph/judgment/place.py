@@ -153,6 +153,10 @@ _ENTRY = frozenset({"__init__", "index", "mod"})
 _GENERIC = frozenset(
     {"init", "index", "mod", "base", "core", "impl", "main", "common", "util", "utils", "api"}
 )
+#: Endings a stem drops, longest first where one ends another.
+_SUFFIXES = ("ment", "ity", "ing", "ions", "ion", "ors", "or", "ers", "er", "ies", "es", "ed", "s")
+#: Of those, the endings that make a word of a word (taken off once more: `rendering`).
+_DERIVED = ("ment", "ity", "ing", "ion", "or", "er", "ed")
 #: The letters of a name's word looked at for the terms it is spelt with (longer words are
 #: read up to here: a name is not prose).
 _LONGEST_WORD = 40
@@ -164,12 +168,17 @@ _IMPORTED = 2.0
 
 def stem(word: str) -> str:
     """A light stem: `parsers`, `parsing`, `parsed`, `parse` -> `pars`; `validation`,
-    `validator`, `validate` -> `validat`."""
-    if word.endswith("ss"):
-        return word
-    for suffix in ("ity", "ing", "ions", "ion", "ors", "or", "ers", "er", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    `validator`, `validate` -> `validat`; `render`, `renders`, `rendering`, `renderer` -> `rend`
+    (after the first ending, one more that makes a word of a word is taken off, so a word and
+    its derived forms meet; a plural's `s` only ever ends a word)."""
+    for endings in (_SUFFIXES, _DERIVED):
+        if word.endswith("ss"):
+            return word
+        for suffix in endings:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+                break
+        else:
             break
     return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
