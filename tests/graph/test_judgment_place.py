@@ -115,8 +115,14 @@ def test_a_description_in_another_script_keeps_its_words_whole(tmp_path: Path) -
             "lib/fahrrad.py": _functions("fahre"),
         },
     )
-    assert "façad" in description_terms("eine neue Façade")
+    assert "facad" in description_terms("eine neue Façade")  # the accent set aside
     assert _first(root, "eine neue Façade")[0] == "lib/façade.py"
+    assert _first(root, "a new facade")[0] == "lib/façade.py"  # typed without it
+
+
+def test_accents_are_set_aside_for_latin_letters_only() -> None:
+    assert stem("café") == stem("cafe") and stem("naïve") == stem("naive")
+    assert stem("がっこう") != stem("かっこう")  # a kana's voicing mark is part of the word
 
 
 def test_a_word_and_its_derived_forms_share_a_stem() -> None:

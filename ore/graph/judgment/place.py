@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
@@ -153,6 +154,8 @@ _ENTRY = frozenset({"__init__", "index", "mod"})
 _GENERIC = frozenset(
     {"init", "index", "mod", "base", "core", "impl", "main", "common", "util", "utils", "api"}
 )
+#: Where the Latin letters end (Latin Extended-B): their accents are folded away.
+_LATIN_END = 0x250
 #: Endings a stem drops, longest first where one ends another.
 _SUFFIXES = ("ment", "ity", "ing", "ions", "ion", "ors", "or", "ers", "er", "ies", "es", "ed", "s")
 #: Of those, the endings that make a word of a word (taken off once more: `rendering`).
@@ -171,6 +174,8 @@ def stem(word: str) -> str:
     `validator`, `validate` -> `validat`; `render`, `renders`, `rendering`, `renderer` -> `rend`
     (after the first ending, one more that makes a word of a word is taken off, so a word and
     its derived forms meet; a plural's `s` only ever ends a word)."""
+    if not word.isascii():
+        word = _folded(word)
     for endings in (_SUFFIXES, _DERIVED):
         if word.endswith("ss"):
             return word
@@ -181,6 +186,18 @@ def stem(word: str) -> str:
         else:
             break
     return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
+def _folded(word: str) -> str:
+    """`façade` -> `facade`, `naïve` -> `naive`: the accents of Latin letters set aside, so a
+    description typed without them meets a name written with them (and the other way round);
+    other scripts' marks stay (a kana's voicing mark changes the word)."""
+    out: list[str] = []
+    for char in unicodedata.normalize("NFKD", word):
+        if unicodedata.combining(char) and out and ord(out[-1]) < _LATIN_END:
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def query_terms(text: str) -> list[str]:
@@ -216,6 +233,7 @@ def _name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
     found: dict[str, None] = {}
     covered = 0
     for word in words:
+        word = word if word.isascii() else _folded(word)
         whole = stem(word)
         if whole in terms:
             hits = [whole]
