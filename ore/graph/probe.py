@@ -16,8 +16,9 @@ for discovery: a source file the index skipped (binary, too large; fixed in plac
 mtime stays), a `.gitignore` (its folder's listing counts it; an edit is its stat), and
 `.git/info/exclude` (stat only: inotify does not watch `.git`, so under the watch it is seen at
 the next full look). A folder changed while the graph was opening (`of(since=)`) is listed again
-at the next look: a file made after discovery listed it is not lost. Not seen: an edit to the
-target of a symbolic link (the link's own stat stays).
+at the next look: a file made after discovery listed it is not lost. An indexed file that is a
+symbolic link is stat'ed at every look (`links`): an edit of its target moves its stat, and
+the event names only the target.
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ class Probe:
     #: What else decides what the index holds, by stat: source files the index skipped (binary,
     #: too large: fixed, they are indexed again) and the ignore files git reads.
     others: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    #: Indexed files that are symbolic links: an edit of the target names the target, which a
+    #: watch need not report, so they are looked at on every look.
+    links: list[str] = field(default_factory=list)
 
     @classmethod
     def of(
@@ -101,8 +105,9 @@ class Probe:
             if mtime >= racy_after
         }
         others: dict[str, tuple[int, int] | None] = {}
+        links: list[str] = []
         if folders is None:
-            folders = _folders(root, paths, others)
+            folders = _folders(root, paths, others, links)
         if since is not None:  # -1: no mtime matches, so the next look lists the folder
             recent = since - _COARSE_NS
             folders = {k: (-1 if v >= recent else v) for k, v in folders.items()}
@@ -118,7 +123,7 @@ class Probe:
             parent, _, name = path.rpartition(os.sep)
             listed.setdefault(parent, set()).add(name)
         sets = {k: frozenset(v) for k, v in listed.items()}
-        return cls(root, files, folders, sets, racy, head.indexed_ns + RACY_NS, others)
+        return cls(root, files, folders, sets, racy, head.indexed_ns + RACY_NS, others, links)
 
     def patched(self, records: Mapping[str, FileIndex], indexed_ns: int) -> None:
         """Take the stats of files parsed again at `indexed_ns` (no file came or went, so the
@@ -139,8 +144,8 @@ class Probe:
             files, folders = list(self.files), list(self.folders)
             others: Iterable[str] = self.others
         else:
-            files, folders, others = [], [], []
-            for path in set(paths):
+            files, folders, others = list(self.links), [], []
+            for path in set(paths).difference(self.links):
                 if path in self.files:
                     files.append(path)
                 elif path in self.others or os.path.basename(path) == ".gitignore":
@@ -231,11 +236,14 @@ def _skipped_folder(name: str) -> bool:
 
 
 def _folders(
-    root: str, paths: Sequence[str], others: dict[str, tuple[int, int] | None]
+    root: str,
+    paths: Sequence[str],
+    others: dict[str, tuple[int, int] | None],
+    links: list[str],
 ) -> dict[str, int]:
     """Every folder holding an indexed file or kept by the walk's rules, with its mtime; in
     `others`, the stat of each source file there the index does not hold (skipped) and of each
-    `.gitignore`."""
+    `.gitignore`; in `links`, the indexed files that are symbolic links."""
     indexed = set(paths)
     names = {""}
     for p in paths:
@@ -263,15 +271,15 @@ def _folders(
                 child = f"{rel}/{e.name}" if rel else e.name
                 names.add(child)
                 stack.append(child)
-            elif not is_dir and (
-                e.name == ".gitignore"
-                or (
-                    language_for(e.name) is not None
-                    and not e.name.endswith(_MINIFIED)
-                    and (f"{rel}/{e.name}" if rel else e.name) not in indexed
-                )
-            ):
-                others[e.path] = _stat(e.path)
+            elif not is_dir:
+                child = f"{rel}/{e.name}" if rel else e.name
+                if child in indexed:
+                    if e.is_symlink():
+                        links.append(e.path)
+                elif e.name == ".gitignore" or (
+                    language_for(e.name) is not None and not e.name.endswith(_MINIFIED)
+                ):
+                    others[e.path] = _stat(e.path)
     found = {}
     for name in sorted(names):
         path = os.path.join(root, name) if name else root

@@ -82,7 +82,7 @@ class WarmGraph:
         if self._graph is None or self._probe is None:
             return self._open()
         touched = None if self._watch is None else self._watch.touched()
-        if touched is not None and not touched and not self._check:
+        if touched is not None and not touched and not self._check and not self._probe.links:
             return self._graph
         change = self._probe.changed(None if self._check else touched)
         self._check = False

@@ -108,3 +108,22 @@ def test_a_gitignore_edit_is_seen(mode: str, tmp_path: Path) -> None:
         assert files(warm) == ["a.py", "b.py", "c.py"]
     finally:
         warm.close()
+
+
+@pytest.mark.invariant
+def test_an_edit_of_a_linked_files_target_is_seen(mode: str, tmp_path: Path) -> None:
+    """`b.py` is a symbolic link to `real_b.txt`: the edit's event names only the target."""
+    root = _tree(tmp_path / "proj")
+    (root / "b.py").unlink()
+    (root / "real_b.txt").write_text(FILES["b.py"])
+    (root / "b.py").symlink_to("real_b.txt")
+    warm = WarmGraph(root)
+    try:
+        assert [m.path for m in warm.graph().symbol("bee")] == ["b.py"]
+        warm.graph()
+        with open(root / "real_b.txt", "a") as f:
+            f.write("\n\ndef via_link():\n    return 3\n")
+        assert [m.path for m in warm.graph().symbol("via_link")] == ["b.py"]
+        assert warm.graph().symbol("via_link") == open_graph(root).symbol("via_link")
+    finally:
+        warm.close()
