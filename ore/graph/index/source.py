@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..._fs import open_below, read_fd
 
-__all__ = ["read_source"]
+__all__ = ["SourceLines", "read_source"]
 
 
 def read_source(root: str | os.PathLike[str], path: str, *, limit: int) -> bytes | None:
@@ -23,3 +23,20 @@ def read_source(root: str | os.PathLike[str], path: str, *, limit: int) -> bytes
             os.close(fd)
     except (OSError, ValueError):
         return None
+
+
+class SourceLines:
+    """The text lines of a root's files, each file read once (`read_source`, up to `limit`
+    bytes; a file that cannot be read has one empty line): one query's reads shared by the
+    parts that look at the same files (the clone pairing, its cuts, the exactness check)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, limit: int) -> None:
+        self.root, self.limit = root, limit
+        self._lines: dict[str, list[str]] = {}
+
+    def __call__(self, path: str) -> list[str]:
+        found = self._lines.get(path)
+        if found is None:
+            data = read_source(self.root, path, limit=self.limit) or b""
+            found = self._lines[path] = data.decode("utf-8", "replace").split("\n")
+        return found

@@ -32,8 +32,10 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
+from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
 from ..index.pool import PARALLEL_MIN, aside, spare_core
+from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .exactness import settle
@@ -88,7 +90,8 @@ def find_clones(
         shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
         groups: list[CloneGroup] = []
         files = sorted(shapes)
-        edges = Edges(str(g.root), {p: _definitions(g, p) for p in files})
+        lines = SourceLines(g.root, limit=MAX_BYTES)  # each file read once for every part below
+        edges = Edges(str(g.root), {p: _definitions(g, p) for p in files}, lines)
 
         def others() -> list[CloneGroup]:
             found: list[CloneGroup] = []
@@ -102,13 +105,13 @@ def find_clones(
         both = "exact" in wanted and len(files) >= PARALLEL_MIN and spare_core()
         with aside(others, _clone_rows, _clone_groups, wanted=both) as rest:
             if "exact" in wanted:
-                ends = LineEnds(str(g.root), shapes)
+                ends = LineEnds(str(g.root), shapes, lines)
                 groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends, edges)
             groups += rest()
         groups.sort(key=_largest_first)
         kept = _unflooded([c for c in groups if not mostly_prose(c.kind, c.tokens, c.lines)])
         # an exact group is the same text everywhere; a subset of another's places is no group
-        kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens)
+        kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens, lines)
         kept = [c for c in kept if c.kind in wanted]  # `--kind exact`: no exact run found renamed
         kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))
         return kept

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import zip_longest
 
 from ..index.extract import MAX_BYTES
-from ..index.source import read_source
+from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
 from .shapes import line_tokens
 
@@ -35,17 +35,9 @@ class _Files:
     """The lines of the files a group lists (read once each, inside the root only) and the
     tokens of a line, lexed alone (once per line: nested and overlapping groups share them)."""
 
-    def __init__(self, root: str, language_of: Callable[[str], str]) -> None:
-        self.root, self.language_of = root, language_of
-        self.lines: dict[str, list[str]] = {}
+    def __init__(self, text: SourceLines, language_of: Callable[[str], str]) -> None:
+        self.text, self.language_of = text, language_of
         self.tokens: dict[tuple[str, int], tuple[str, ...]] = {}
-
-    def text(self, path: str) -> list[str]:
-        found = self.lines.get(path)
-        if found is None:
-            data = read_source(self.root, path, limit=MAX_BYTES) or b""
-            found = self.lines[path] = data.decode("utf-8", "replace").split("\n")
-        return found
 
     def line(self, path: str, number: int) -> tuple[str, ...]:
         found = self.tokens.get((path, number))
@@ -85,10 +77,12 @@ def settle(
     language_of: Callable[[str], str],
     min_lines: int,
     min_tokens: int,
+    lines: SourceLines | None = None,
 ) -> list[CloneGroup]:
     """`groups` (in their order) with every exact group made true to its name, and groups
-    whose places another group of their kind lists left out."""
-    files = _Files(root, language_of)
+    whose places another group of their kind lists left out; `lines`: the files' lines when
+    the caller has read them already."""
+    files = _Files(SourceLines(root, limit=MAX_BYTES) if lines is None else lines, language_of)
     out = [_settled(c, files, min_lines, min_tokens) if c.kind == "exact" else c for c in groups]
     return _without_subsets(out)
 

@@ -31,7 +31,7 @@ from itertools import pairwise
 
 from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
-from ..index.source import read_source
+from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, family, line_tokens
 from .trivial import idiom_run, import_lines, trivial_run
@@ -52,9 +52,11 @@ class LineEnds:
     """The tokens of one line of a file, read from the file (once per file, inside the root
     only) when an exact clone may start or end inside that line."""
 
-    def __init__(self, root: str, shapes: dict[str, FileShape]) -> None:
-        self.root, self.shapes = root, shapes
-        self.lines: dict[str, list[str]] = {}
+    def __init__(
+        self, root: str, shapes: dict[str, FileShape], lines: SourceLines | None = None
+    ) -> None:
+        self.shapes = shapes
+        self._lines = SourceLines(root, limit=MAX_BYTES) if lines is None else lines
         self.tokens: dict[tuple[str, int], list[str]] = {}
         self.imported: dict[str, frozenset[int]] = {}
 
@@ -65,13 +67,6 @@ class LineEnds:
             language = family(self.shapes[path].language)
             found = self.imported[path] = import_lines(language, "\n".join(self._lines(path)))
         return found
-
-    def _lines(self, path: str) -> list[str]:
-        lines = self.lines.get(path)
-        if lines is None:
-            data = read_source(self.root, path, limit=MAX_BYTES) or b""
-            lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
-        return lines
 
     def __call__(self, path: str, number: int) -> list[str]:
         found = self.tokens.get((path, number))
@@ -285,10 +280,14 @@ class Edges:
     (`_Cuts`). Decorators above a head belong to it (read from the file, only where a run is
     cut)."""
 
-    def __init__(self, root: str, spans: dict[str, Sequence[tuple[int, int, int]]]) -> None:
-        self.root = root
+    def __init__(
+        self,
+        root: str,
+        spans: dict[str, Sequence[tuple[int, int, int]]],
+        lines: SourceLines | None = None,
+    ) -> None:
         self.spans = {path: list(found) for path, found in spans.items() if found}
-        self.lines: dict[str, list[str]] = {}
+        self.lines = SourceLines(root, limit=MAX_BYTES) if lines is None else lines
 
     def cuts(self, files: list[str], views: list[TextLines]) -> _Cuts:
         return _Cuts(self, files, views)
@@ -296,10 +295,7 @@ class Edges:
     def decorated(self, path: str, numbers: Sequence[int], k: int, lo: int) -> int:
         """The index of the first decorator line right above code line `k` (`k` itself when
         none), not above `lo`."""
-        lines = self.lines.get(path)
-        if lines is None:
-            data = read_source(self.root, path, limit=MAX_BYTES) or b""
-            lines = self.lines[path] = data.decode("utf-8", "replace").split("\n")
+        lines = self.lines(path)
         while k > lo and 0 < numbers[k - 1] <= len(lines):
             if not lines[numbers[k - 1] - 1].lstrip().startswith("@"):
                 break
