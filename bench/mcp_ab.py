@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_bench import DJANGO, EDITS, FILE
+from mcp_bench import EDITS, FILE, django_site
 
 KINDS = ("warm", "control", *(edit for edit, _file, _text in EDITS))
 
@@ -105,11 +105,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="ore-mcp-ab-"))
     try:
-        site = args.site
-        if site is None:
-            site = work / "site"
-            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile"]
-            subprocess.run([*pip, "--target", str(site), DJANGO], check=True)
+        site = django_site(args.site, work)
         servers = []
         for name in ("this", "against"):
             root = work / name / "django"

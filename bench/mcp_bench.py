@@ -193,6 +193,16 @@ async def through_mcp(
     return {"first_call_s": first, "warm": times, "after_edit": after, "peak_mib": peak}
 
 
+def django_site(site: Path | None, work: Path) -> Path:
+    """`site` (a folder where django is installed), else django installed under `work`."""
+    if site is not None:
+        return site
+    site = work / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile"]
+    subprocess.run([*pip, "--target", str(site), DJANGO], check=True)
+    return site
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", type=Path, help="a folder where django is installed")
@@ -215,11 +225,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="ore-mcp-bench-"))
     try:
-        site = args.site
-        if site is None:
-            site = work / "site"
-            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile"]
-            subprocess.run([*pip, "--target", str(site), DJANGO], check=True)
+        site = django_site(args.site, work)
         root = work / "django"
         shutil.copytree(site / "django", root)
         env = {**os.environ, "ORE_HOME": str(work / "home"), "NO_COLOR": "1"}

@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -33,17 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-DJANGO = "django==5.2.19"
-FILE = "db/models/base.py"
-EDITS = (
-    ("comment", "db/models/fields/__init__.py", "\n# mcp bench edit {n}\n"),
-    (
-        "code",
-        "db/models/fields/__init__.py",
-        "\n\ndef _bench_{n}(value):\n    return Field(value)\n",
-    ),
-    ("small_comment", "utils/text.py", "\n# mcp bench edit {n}\n"),
-)
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_bench import EDITS, FILE, django_site  # the same tree, file and edits as mcp_bench
+
 #: The call's path, in order: each phase is the time from one stamp to the next.
 PATH = (
     "read_line",
@@ -271,11 +262,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="ore-mcp-phases-"))
     try:
-        site = args.site
-        if site is None:
-            site = work / "site"
-            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile"]
-            subprocess.run([*pip, "--target", str(site), DJANGO], check=True)
+        site = django_site(args.site, work)
         root = work / "django"
         shutil.copytree(site / "django", root)
         env = {**os.environ, "ORE_HOME": str(work / "home"), "NO_COLOR": "1"}
