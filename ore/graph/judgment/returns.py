@@ -93,24 +93,18 @@ def _shape(expression: str) -> str:
 def _top_level_commas(text: str) -> tuple[int, int, bool]:
     """Commas outside brackets and strings, the bracket depth at the end, whether the text
     opens with a bracket."""
-    depth, commas, quote = 0, 0, ""
-    for ch in text:
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            commas += 1
-    return commas, depth, text[:1] in "([{"
+    outside, depth = _outside(text)
+    return outside.count(","), depth, text[:1] in "([{"
 
 
 def _strip_brackets(text: str) -> str:
     """The text with bracketed parts and strings removed: `f(a == b)` is a call, not a bool."""
+    return _outside(text)[0]
+
+
+def _outside(text: str) -> tuple[str, int]:
+    """The characters of `text` outside brackets and strings, and the bracket depth at its end
+    (below 0 when it closes more than it opens)."""
     out, depth, quote = [], 0, ""
     for ch in text:
         if quote:
@@ -124,7 +118,7 @@ def _strip_brackets(text: str) -> str:
             depth -= 1
         elif depth == 0:
             out.append(ch)
-    return "".join(out)
+    return "".join(out), depth
 
 
 def returns_alike(a: Returns, b: Returns) -> float:
