@@ -227,14 +227,35 @@ def _fork_child(
     inherited: list[int],
     job: Job,
 ) -> tuple[int, int] | None:
+    """A worker parsing chunks until none is left, each chunk's rows sent back `marshal`led."""
+
+    def parse_chunks(write: int) -> None:
+        for fd in inherited:
+            os.close(fd)
+        while (n := _take(taken)) is not None:
+            start, end = spans[n]
+            rows = [job.encode(job.task(root, *work[i])) for i in range(start, end)]
+            blob = marshal.dumps(rows)
+            _write_all(write, len(blob).to_bytes(4, "little") + n.to_bytes(4, "little"))
+            _write_all(write, blob)
+
+    return _child_with_pipe(parse_chunks, wide=True)
+
+
+def _child_with_pipe(body: Callable[[int], None], *, wide: bool = False) -> tuple[int, int] | None:
+    """Fork a child that runs `body` with the write end of a pipe, then ends without cleanup
+    (and ends with this process: `_die_with`); the read end and the child's pid, or None when
+    the pipe or the fork could not be had. `wide`: a 1 MB pipe on Linux, so a child seldom
+    waits for this process to read."""
     try:
         read, write = os.pipe()
     except OSError:
         return None
-    with contextlib.suppress(ImportError, AttributeError, OSError):
-        import fcntl  # Linux: a 1 MB pipe, so a child seldom waits for this process to read
+    if wide:
+        with contextlib.suppress(ImportError, AttributeError, OSError):
+            import fcntl
 
-        fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 1 << 20)
+            fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 1 << 20)
     parent = os.getpid()
     try:
         pid = os.fork()
@@ -242,19 +263,12 @@ def _fork_child(
         os.close(read)
         os.close(write)
         return None
-    if pid == 0:  # the child: parse chunks until the pipe is empty, then leave without cleanup
+    if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
             _die_with(parent)
             os.close(read)
-            for fd in inherited:
-                os.close(fd)
-            while (n := _take(taken)) is not None:
-                start, end = spans[n]
-                rows = [job.encode(job.task(root, *work[i])) for i in range(start, end)]
-                blob = marshal.dumps(rows)
-                _write_all(write, len(blob).to_bytes(4, "little") + n.to_bytes(4, "little"))
-                _write_all(write, blob)
+            body(write)
             code = 0
         finally:
             os._exit(code)
@@ -397,28 +411,7 @@ def aside(
 def _aside_child(task: Callable[[], Any], encode: Callable[[Any], Any]) -> tuple[int, int] | None:
     """Fork a child that writes `marshal.dumps(encode(task()))` to a pipe and ends; the pipe's
     read end and the child's pid, or None when it could not be forked."""
-    try:
-        read, write = os.pipe()
-    except OSError:
-        return None
-    parent = os.getpid()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        return None
-    if pid == 0:
-        code = 1
-        try:
-            _die_with(parent)
-            os.close(read)
-            _write_all(write, marshal.dumps(encode(task())))
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    return read, pid
+    return _child_with_pipe(lambda write: _write_all(write, marshal.dumps(encode(task()))))
 
 
 def _pool(
