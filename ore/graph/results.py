@@ -185,6 +185,18 @@ class CloneGroup(_Record):
     tokens: int
     occurrences: tuple[Occurrence, ...]
 
+    def to_dict(self) -> dict[str, Any]:
+        """`asdict`'s answer, written out: a large tree has tens of thousands of groups, and
+        `asdict`'s generic walk cost 0.5 s of a cold `duplicates` on sqlalchemy."""
+        return {
+            "kind": self.kind,
+            "lines": self.lines,
+            "tokens": self.tokens,
+            "occurrences": tuple(
+                {"path": o.path, "start": o.start, "end": o.end} for o in self.occurrences
+            ),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class SnippetMatch(_Record):

@@ -24,9 +24,11 @@ structural match (same function shape) scores at least 0.8; matches under 0.5 ar
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from difflib import SequenceMatcher
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -118,7 +120,23 @@ def find_clones(
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
     params = (min_lines, min_tokens, wanted, _UNFLOODED, trivial.RULES, CUTS)
-    return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
+    with _collector_paused():
+        return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while runs are paired: the pairing makes millions of
+    tuples and sets and no cycles, and each full collection walked all of them (about 2.5 s of
+    a cold `duplicates` on sqlalchemy, none of it freeing anything); what a cycle would hold is
+    collected once it is back on."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 #: The symbol kinds whose edges a renamed run is cut at (`runs.Edges`).
