@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -196,26 +196,28 @@ def line_key(text: str) -> int:
 def lex(language: str, text: str) -> Lines:
     """The code lines of `text` (comments and blank lines dropped): numbers, exact keys, renamed
     keys, token counts."""
+    return _lex(language, text, [])
+
+
+def _lex(language: str, text: str, spans: list[tuple[int, int]]) -> Lines:
+    """`lex`, noting in `spans` where each string or comment spanning lines is (what `lex_text`
+    lexes again as text): the scan that strips them finds them, so no second scan looks."""
     fam = family(language)
     skip = _SKIPS.get(fam)
     if skip is None:
         return (), (), (), ()
-    numbers: list[int] = []
-    keys: list[str] = []
-    counts: list[int] = []
-    lines: list[list[str]] = []
-    for number, tokens in _token_lines(skip.sub(_strip, text)):
-        numbers.append(number)
-        keys.append(" ".join(tokens))
-        counts.append(len(tokens))
-        lines.append(tokens)
+    found = list(_token_lines(skip.sub(partial(_strip, spans), text)))
+    if not found:
+        return (), (), (), ()
+    numbers, lines = zip(*found, strict=True)  # each column built in C, not line by line
+    keys = list(map(" ".join, lines))
     distinct = set().union(*lines)
     if distinct & _LONE_QUOTES:  # an unclosed quote (a Rust lifetime): strings may span tokens
         renamed = _renamed(fam, keys)
     else:  # each distinct token renamed once, the lines joined from them
         names = _token_names(fam, distinct).__getitem__
         renamed = [" ".join(map(names, tokens)) for tokens in lines]
-    return tuple(numbers), _keys(keys), _keys(renamed), tuple(counts)
+    return numbers, _keys(keys), _keys(renamed), tuple(map(len, lines))
 
 
 def _token_names(fam: str, distinct: set[str]) -> dict[str, str]:
@@ -268,24 +270,30 @@ def _token_lines(text: str) -> Iterator[tuple[int, list[str]]]:
 _SPACED = re.compile(r"\s*+(" + _TOKEN.pattern + ")")
 
 
-def lex_text(language: str, text: str, code: Lines | None = None) -> TextLines:
+def lex_text(
+    language: str,
+    text: str,
+    code: Lines | None = None,
+    spans: list[tuple[int, int]] | None = None,
+) -> TextLines:
     """The text lines of `text`: as `lex`'s exact keys, but a multi-line string is kept as text
     (its words and marks tokens on the lines they are on); comments and blank lines dropped.
 
     With `code` (`lex` of the same text) only the lines a multi-line string or comment touches
-    are lexed again; every other line is the same in both views."""
+    are lexed again; every other line is the same in both views. `spans`: where those strings
+    and comments are, as `_lex` noted them (else the text is scanned for them)."""
     skip = _SKIPS.get(family(language))
     if skip is None:
         return (), (), ()
     if code is None:
         return _text_lines(skip.sub(_as_text, text), 1)
+    if spans is None:
+        spans = [m.span() for m in skip.finditer(text) if "\n" in m.group()]
     starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # offset of each line
     ranges: list[list[int]] = []  # [first, last] lines touched by multi-line tokens, merged
-    for match in skip.finditer(text):
-        if "\n" not in match.group():
-            continue
-        first = bisect_right(starts, match.start())
-        last = bisect_right(starts, match.end() - 1)
+    for start, end in spans:
+        first = bisect_right(starts, start)
+        last = bisect_right(starts, end - 1)
         if ranges and first <= ranges[-1][1]:
             ranges[-1][1] = max(ranges[-1][1], last)
         else:
@@ -363,14 +371,16 @@ _QUOTES = str.maketrans("'\"`", "\x01\x02\x03")
 _ASCII_PROSE = {c: f" {chr(c).translate(_QUOTES)} " for c in range(128) if _MARK.fullmatch(chr(c))}
 
 
-def _strip(match: re.Match[str]) -> str:
+def _strip(spans: list[tuple[int, int]], match: re.Match[str]) -> str:
     """A comment goes; a string spanning lines becomes one token on its first line, with the
     line breaks kept after it so every later line keeps its number (a block comment keeps
-    its line breaks too)."""
-    if match.lastgroup == "c":
-        return "\n" * match.group().count("\n")
+    its line breaks too). Where each that spans lines is goes to `spans`."""
     token = match.group()
     breaks = token.count("\n")
+    if breaks:
+        spans.append(match.span())
+    if match.lastgroup == "c":
+        return "\n" * breaks
     if not breaks:
         return token
     digest = hashlib.blake2b(token.encode(), digest_size=6).hexdigest()
@@ -537,8 +547,9 @@ def make_shape(path: str, language: str, data: bytes, *, lean: bool = False) -> 
     funcs, _broken = functions(language, data, profile=not lean)
     text = data.decode("utf-8", "replace")
     facts = () if lean else file_facts(family(language), text)
-    lines = lex(language, text)
-    texts = lex_text(language, text, lines)
+    spans: list[tuple[int, int]] = []
+    lines = _lex(language, text, spans)
+    texts = lex_text(language, text, lines, spans)
     if texts == (lines[0], lines[1], lines[3]):
         texts = ((), (), ())  # no multi-line string: the code lines are the text lines
     return FileShape(path, language, *lines, funcs, facts, texts, not lean)
