@@ -128,20 +128,9 @@ def test_clone_groups_are_the_same_with_a_child_or_without(
         (root / "pkg" / f"m{k}.py").write_text(f"import os\n\n\n{body}")
     g = open_graph(root)
     found = {}
-    monkeypatch.setattr(clones, "spare_core", lambda: True)  # whatever the machine's load
     for cores in (1, 2):
         monkeypatch.setattr(pool, "_cores", lambda cores=cores: cores)
         cache_path(g.root).with_suffix(".memo").unlink(missing_ok=True)
         found[cores] = clones._clone_rows(g.duplicates())
     assert {row[0] for row in found[1]} >= {"exact", "renamed"}
     assert found[1] == found[2]
-
-
-def test_a_spare_core_is_one_the_load_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 0.0, 0.0))
-    assert pool.spare_core()  # this process alone on two cores
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 0.0, 0.0))
-    assert not pool.spare_core()
-    monkeypatch.setattr(pool, "_cores", lambda: 1)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert not pool.spare_core()

@@ -47,7 +47,7 @@ def test_shapes_made_beside_the_index_are_the_shapes_made_after_it(
     from ore.graph.judgment import clones, shapecache
 
     monkeypatch.setattr(pool, "_cores", lambda: cores)
-    monkeypatch.setattr(clones, "spare_core", lambda: False)
+    monkeypatch.setattr(clones, "PARALLEL_MIN", 1 << 30)  # the pairing in this process
     root = tmp_path / "repo"
     _tree(root)
     found: dict[bool, Any] = {}

@@ -35,7 +35,6 @@ __all__ = [
     "aside",
     "beside",
     "parse_all",
-    "spare_core",
 ]
 
 PARALLEL_MIN = 48
@@ -351,18 +350,6 @@ def _decode(row: tuple[object, ...] | str) -> Result:
     if len(row) == 1:
         return Skipped(row[0])
     return FileIndex.from_row(row)
-
-
-def spare_core() -> bool:
-    """Whether another core is likely idle (the 1-minute load average, this process included,
-    below the cores less a half): a child beside this process then shortens the wall time;
-    otherwise it only adds the cost of the fork (both processes copying the pages they touch:
-    about 2 s of CPU beside sqlalchemy's clone pairing)."""
-    try:
-        cores = _cores()
-        return cores > 1 and os.getloadavg()[0] < cores - 0.5
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import GraphError
 from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
-from ..index.pool import PARALLEL_MIN, aside, spare_core
+from ..index.pool import PARALLEL_MIN, aside
 from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
@@ -103,8 +103,11 @@ def find_clones(
                 found += _structural(shapes, files, min_lines, min_tokens)
             return found
 
-        # renamed and structural groups on another core while this one pairs the exact runs
-        both = "exact" in wanted and len(files) >= PARALLEL_MIN and spare_core()
+        # renamed and structural groups on another core while this one pairs the exact runs,
+        # whatever the load: with the collector paused the fork costs next to nothing (the
+        # child no longer walks, and so copies, every object), and a busy machine shares its
+        # cores among processes, two of them ours
+        both = "exact" in wanted and len(files) >= PARALLEL_MIN
         with aside(others, _clone_rows, _clone_groups, wanted=both) as rest:
             if "exact" in wanted:
                 ends = LineEnds(str(g.root), shapes, lines)
