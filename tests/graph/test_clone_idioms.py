@@ -133,3 +133,26 @@ def test_the_rule_itself() -> None:
     assert not idiom_run([4, 5, 5, 5, 5, 5], [True] * 6, min_lines=5)  # symilar reports it
     assert not idiom_run([4, 5, 5, 5, 5], [True] * 4 + [False], min_lines=5)  # code after it
     assert import_lines("python", "import os\nfrom a import (\n    b,\n)\nx = 1\n") == {1, 2, 3, 4}
+
+
+def test_import_lines_are_where_the_rule_matches_anywhere() -> None:
+    """`import_lines` tries its rule only at the start of lines holding the rule's word; the
+    lines are those every match of the rule over the whole text holds (`finditer`)."""
+    from ore.graph.judgment import trivial
+
+    def everywhere(family: str, text: str) -> set[int]:
+        out: set[int] = set()
+        for found in trivial._IMPORTS[family].finditer(text):
+            first = text.count("\n", 0, found.start()) + 1
+            out.update(range(first, first + found.group().count("\n") + 1))
+        return out
+
+    texts = {
+        "python": "import os, \\\n  sys\nx = 'import y'\n  from a.b import (\n c,\n)\nimportant = 1\n",
+        "js": "export { a } from 'b'\nconst x = 1; import('y')\nimport type T from \"m\"\n",
+        "go": 'package p\nimport (\n "fmt"\n)\nvar s = "import"\n',
+        "rust": "pub(\ncrate) use a::b;\nfn user() {}\n    use c::{\n d,\n};\n",
+    }
+    for family, text in texts.items():
+        assert import_lines(family, text) == everywhere(family, text), family
+        assert import_lines(family, text)

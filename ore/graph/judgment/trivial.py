@@ -121,6 +121,16 @@ _IMPORTS = {
 }
 
 
+#: The words one of which each rule's match holds on its first line (`pub(...)` may end on a
+#: later one): only lines holding one are tried.
+_WORDS = {
+    "python": ("import",),
+    "js": ("import", "export"),
+    "go": ("import",),
+    "rust": ("use", "pub"),
+}
+
+
 def import_lines(family: str, text: str) -> frozenset[int]:
     """The numbers of the lines of `text` that are part of an import statement (a lexer family
     without a rule: none)."""
@@ -128,9 +138,32 @@ def import_lines(family: str, text: str) -> frozenset[int]:
     if rule is None:
         return frozenset()
     out: set[int] = set()
-    line, at = 1, 0
-    for found in rule.finditer(text):
-        line += text.count("\n", at, found.start())
-        at = found.start()
+    line, at, end = 1, 0, 0
+    # A match starts at a line's start (`^`) and holds its word on that line: the rule is tried
+    # at the start of each line holding the word (found in C), not at every character, past
+    # the end of the match before it, as `finditer` would.
+    for start in _starts(text, _WORDS[family]):
+        if start < end:
+            continue
+        found = rule.match(text, start)
+        if found is None:
+            continue
+        line += text.count("\n", at, start)
+        at, end = start, found.end()
         out.update(range(line, line + found.group().count("\n") + 1))
     return frozenset(out)
+
+
+def _starts(text: str, words: Sequence[str]) -> list[int]:
+    """The start of each line of `text` holding one of `words`, in order."""
+    starts: set[int] = set()
+    for word in words:
+        k = text.find(word)
+        while k >= 0:
+            start = text.rfind("\n", 0, k) + 1
+            starts.add(start)
+            stop = text.find("\n", k)
+            if stop < 0:
+                break
+            k = text.find(word, stop)
+    return sorted(starts)
