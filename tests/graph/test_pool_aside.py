@@ -115,10 +115,11 @@ def test_clone_groups_are_the_same_with_a_child_or_without(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`find_clones` pairs renamed runs and shapes structural groups in a child beside the
-    exact pairing (60 files, above `PARALLEL_MIN`): the same groups as in one process."""
+    exact pairing (60 files, above `PARALLEL_MIN`): the same groups as in one process. The
+    shapes file is written by the child then, and is whole."""
     from ore.graph import open_graph
     from ore.graph.index.cache import cache_path
-    from ore.graph.judgment import clones
+    from ore.graph.judgment import clones, shapecache
 
     monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
     root = tmp_path / "repo"
@@ -131,6 +132,9 @@ def test_clone_groups_are_the_same_with_a_child_or_without(
     for cores in (1, 2):
         monkeypatch.setattr(pool, "_cores", lambda cores=cores: cores)
         cache_path(g.root).with_suffix(".memo").unlink(missing_ok=True)
+        shapecache._file(g.root).unlink(missing_ok=True)
+        shapecache._MEMO.clear()  # shapes computed afresh, so written again
         found[cores] = clones._clone_rows(g.duplicates())
+        assert len(shapecache._read(g.root)) == 60
     assert {row[0] for row in found[1]} >= {"exact", "renamed"}
     assert found[1] == found[2]

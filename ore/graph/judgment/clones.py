@@ -45,7 +45,7 @@ from .lineindex import kept
 from .memo import remembered
 from .runs import CUTS, Edges, LineEnds, line_groups
 from .scope import dominant_language, need_files, select
-from .shapecache import load_shapes
+from .shapecache import held_writes, load_shapes
 from .shapes import FileShape, family, snippet_shape
 from .trivial import mostly_prose
 
@@ -89,7 +89,8 @@ def find_clones(
     wanted = tuple(k for k in KINDS if k in kinds)
 
     def compute() -> list[CloneGroup]:
-        shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
+        with held_writes(g.root) as writes:  # written beside the exact pairing, not before it
+            shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
         groups: list[CloneGroup] = []
         files = sorted(shapes)
         lines = SourceLines(g.root, limit=MAX_BYTES)  # each file read once for every part below
@@ -101,6 +102,8 @@ def find_clones(
                 found += line_groups(shapes, files, "renamed", min_lines, min_tokens, edges=edges)
             if "structural" in wanted:
                 found += _structural(shapes, files, min_lines, min_tokens)
+            for write in writes:  # the shapes file, for the next query
+                write()
             return found
 
         # renamed and structural groups on another core while this one pairs the exact runs,

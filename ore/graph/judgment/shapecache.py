@@ -13,7 +13,8 @@ reads every file's lean shape (clone detection) asks the index to compute them a
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -30,7 +31,7 @@ from .shapes import FileShape, make_shape
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["ALONG", "DEFERRED", "SHAPES_MAGIC", "load_shapes"]
+__all__ = ["ALONG", "DEFERRED", "SHAPES_MAGIC", "held_writes", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
 SHAPES_MAGIC = b"ore-graph-shapes 9\n"
@@ -40,6 +41,22 @@ _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 DEFERRED: dict[Path, Callable[[Callable[[], None]], None]] = {}
 #: The roots whose shapes in memory hold rows the shapes file does not (made by `ALONG`).
 _UNSAVED: set[Path] = set()
+
+
+@contextmanager
+def held_writes(root: Path) -> Iterator[list[Callable[[], None]]]:
+    """The writes of the shapes file `load_shapes` makes inside, held in the list yielded for
+    the caller to run when it suits it (clone pairing: in the child beside the exact pairing),
+    unless a long-lived process's writer takes them already (the list then stays empty)."""
+    held: list[Callable[[], None]] = []
+    if root in DEFERRED:
+        yield held
+        return
+    DEFERRED[root] = held.append
+    try:
+        yield held
+    finally:
+        DEFERRED.pop(root, None)
 
 
 def load_shapes(g: GraphView, paths: Sequence[str], *, lean: bool = False) -> dict[str, FileShape]:
