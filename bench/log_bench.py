@@ -3,12 +3,15 @@ turns.
 
 1. Logging cost, as the issue measures it: whole `ore` turns against the loopback Ollama
    imitation, with the log and with `--no-log`, interleaved (the order swapped every round, so
-   drift and order hit both alike), many runs. Reported: each one's median wall time, the
-   difference of the medians, and the median of the rounds' paired differences with a
-   bootstrap 95% interval; the same for CPU time (user + system of the child, which a loaded
-   machine's scheduling disturbs less, but which misses time spent waiting on the disk). The
-   log grows over the runs, so SQLite's automatic checkpoints (every 1,000 pages) are in the
-   figures. Then the parts, timed inside fresh processes that have just run a turn through the
+   drift and order hit both alike), many runs, stdout read through a pipe, stderr two ways:
+   at a terminal (a pseudo-terminal, as a person runs `ore`: the record is then written by a
+   child after the exit status, `ore.cli.ending`) and into a pipe read to its end (as a
+   script capturing both: the record is written before the exit). Reported for each: each
+   one's median wall time, the difference of the medians, and the median of the rounds'
+   paired differences with a bootstrap 95% interval; the same for CPU time (user + system of
+   the process waited for, which a loaded machine's scheduling disturbs less, but which misses
+   time spent waiting on the disk, and at a terminal the child's). The log grows over the
+   runs, so SQLite's automatic checkpoints (every 1,000 pages) are in the figures. Then the parts, timed inside fresh processes that have just run a turn through the
    library: importing `ore.artifacts` and building the artifact, importing `sqlite3` and
    `ore.log`, and `record` (open, one transaction, close).
 2. Reading. A log of 100,000 turns is built through `ore.log`'s own schema (one transaction,
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
 import random
 import resource
 import shutil
@@ -39,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -67,6 +72,7 @@ record(artifact, session=None, seconds=result.seconds)
 marks.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
+WHAT = ("wall", "cpu")
 PARTS = (
     "import ore.artifacts",
     "build the artifact",
@@ -76,16 +82,44 @@ PARTS = (
 )
 
 
-def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU (user + system) seconds of one whole process; a failure stops the run."""
+def _timed(cmd: list[str], env: dict[str, str], stderr: int | None = None) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one whole process, until its exit status and
+    the end of its stdout (and of its stderr unless `stderr`, a terminal, is given); a failure
+    stops the run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, input="", capture_output=True, text=True)
+    if stderr is None:
+        done = subprocess.run(cmd, env=env, input="", capture_output=True, text=True)
+        failed = done.returncode != 0
+        said = done.stderr.strip()
+    else:
+        code = subprocess.run(
+            cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
+        ).returncode
+        failed, said = code != 0, f"exit {code}"
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {done.stderr.strip()}")
+    if failed:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {said}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _terminal() -> tuple[int, int, threading.Thread]:
+    """A pseudo-terminal for stderr: its end for the process, ours, and a thread reading ours
+    (so that the terminal never fills up and blocks a writer)."""
+    ours, theirs = pty.openpty()
+
+    def drain() -> None:
+        while True:
+            try:
+                if not os.read(ours, 65536):
+                    return
+            except OSError:
+                return
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    return ours, theirs, reader
 
 
 def _interval(values: list[float], rng: random.Random, rounds: int = 2000) -> tuple[float, float]:
@@ -97,29 +131,43 @@ def _interval(values: list[float], rng: random.Random, rounds: int = 2000) -> tu
 def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, object]:
     logged = [ORE, "--model", "llama3.2:latest", "hi"]
     unlogged = [ORE, "--no-log", "--model", "llama3.2:latest", "hi"]
+    from ore.log.writers import settle
+
+    log = Path(env["ORE_HOME"]) / "log.db"
+    ours, terminal, reader = _terminal()
+    ways = {"terminal": terminal, "pipe": None}
     for cmd in (logged, unlogged, logged):  # warm the page cache, the .pyc files and the log
         _timed(cmd, env)
-    wall: dict[str, list[float]] = {"logged": [], "no-log": []}
-    cpu: dict[str, list[float]] = {"logged": [], "no-log": []}
+    times: dict[tuple[str, str, str], list[float]] = {
+        (way, name, what): [] for way in ways for name in ("logged", "no-log") for what in WHAT
+    }
+    cases = [(way, "logged", logged) for way in ways] + [(way, "no-log", unlogged) for way in ways]
     for number in range(turn_runs):
-        order = [("logged", logged), ("no-log", unlogged)]
-        for name, cmd in order if number % 2 == 0 else order[::-1]:
-            seconds, used = _timed(cmd, env)
-            wall[name].append(seconds)
-            cpu[name].append(used)
+        # every order of the four in turn: drift, and a child still writing, hit all alike
+        for way, name, cmd in cases[number % 4 :] + cases[: number % 4]:
+            seconds, used = _timed(cmd, env, ways[way])
+            times[way, name, "wall"].append(seconds)
+            times[way, name, "cpu"].append(used)
+            settle(log, 10.0)  # a child still writing would hold up the next turn's record
+    os.close(terminal)
+    os.close(ours)
+    reader.join(1)
     rng = random.Random(23)
     out: dict[str, object] = {"turn runs": turn_runs}
-    for what, times in (("wall", wall), ("cpu", cpu)):
-        paired = [a - b for a, b in zip(times["logged"], times["no-log"], strict=True)]
-        low, high = _interval(paired, rng)
-        out[f"{what}: ore turn, logged (median)"] = statistics.median(times["logged"])
-        out[f"{what}: ore turn, --no-log (median)"] = statistics.median(times["no-log"])
-        out[f"{what}: difference of the medians"] = statistics.median(
-            times["logged"]
-        ) - statistics.median(times["no-log"])
-        out[f"{what}: median paired difference"] = statistics.median(paired)
-        out[f"{what}: its 95% interval, low"] = low
-        out[f"{what}: its 95% interval, high"] = high
+    for way in ways:
+        for what in WHAT:
+            yes, no = times[way, "logged", what], times[way, "no-log", what]
+            paired = [a - b for a, b in zip(yes, no, strict=True)]
+            low, high = _interval(paired, rng)
+            key = f"stderr {way}, {what}"
+            out[f"{key}: ore turn, logged (median)"] = statistics.median(yes)
+            out[f"{key}: ore turn, --no-log (median)"] = statistics.median(no)
+            out[f"{key}: difference of the medians"] = statistics.median(yes) - statistics.median(
+                no
+            )
+            out[f"{key}: median paired difference"] = statistics.median(paired)
+            out[f"{key}: its 95% interval, low"] = low
+            out[f"{key}: its 95% interval, high"] = high
     inside = []
     for _ in range(runs):
         done = subprocess.run(

@@ -1,5 +1,5 @@
 """`python -m ore`: the same as the `ore` command."""
 
-from ore.cli import main
+from ore.cli import program
 
-main()
+program()

@@ -43,6 +43,7 @@ __all__ = [
     "list_names",
     "open_below",
     "open_inside",
+    "open_lock",
     "open_regular",
     "os_error_words",
     "read_fd",
@@ -518,6 +519,24 @@ def write_note(path: StrPath, data: bytes, *, sync: bool) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def open_lock(lock_path: StrPath, *, create: bool) -> int | None:
+    """A descriptor of the lock file `lock_path` for `flock` (created 0600 with `create`), or
+    None when it is missing, cannot be opened, or is not a regular file: never through a
+    symlink, never waiting on a FIFO (a lock held elsewhere is not a reason to block here)."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(lock_path, flags | os.O_CREAT if create else flags, 0o600)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 @contextmanager

@@ -1,7 +1,8 @@
 """The one face of ORE: the `ore` command and everything a person sees. It runs turns only
 through `ore.turn` (an import contract keeps it so) and decides how they are shown.
 
-- `command`: the click command and `main`; `options`: every flag, their conflicts and parsing.
+- `command`: the click command, `main` and `program` (the executable; `ending`: how it
+  exits); `options`: every flag, their conflicts and parsing.
 - `request`: flags into the parts of a `TurnRequest`; `controls`: the turn controls from flags
   and a replayed artifact; `stdin`: the one rule for when a turn reads stdin.
 - `turns`: the single turn and the artifact replay or chain; `conversation`: the REPL mode;
@@ -18,7 +19,7 @@ through `ore.turn` (an import contract keeps it so) and decides how they are sho
 
 from __future__ import annotations
 
-from .command import cli, main
+from .command import cli, main, program
 from .options import Options
 
-__all__ = ["Options", "cli", "main"]
+__all__ = ["Options", "cli", "main", "program"]

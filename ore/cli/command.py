@@ -13,7 +13,7 @@ import contextlib
 import errno
 import importlib
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -30,7 +30,7 @@ from .console import (
 from .help import CONTEXT_SETTINGS, SectionedCommand, help_args
 from .options import Options, check_conflicts, check_values, in_one_voice, optional_values
 
-__all__ = ["Options", "cli", "main"]
+__all__ = ["Options", "cli", "main", "program"]
 
 
 @click.command(
@@ -313,6 +313,21 @@ def main(argv: list[str] | None = None) -> None:
         for signum, handler in previous.items():
             _signal.signal(signum, handler)
     sys.exit(_flushed(code))
+
+
+def program() -> NoReturn:
+    """The `ore` executable (its console script and `python -m ore`): `main()`, then the way
+    out `ore.cli.ending` gives a program (no interpreter teardown; a one-shot turn's log
+    record written after the exit status). `main()` itself stays a plain library call."""
+    from .ending import end, ending
+
+    with ending() as left:
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    end(code, left)
 
 
 def _run(args: list[str]) -> int:

@@ -9,6 +9,7 @@ commands' code: a turn loads this module, never the listings, search, export or 
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..artifacts import ExecutionArtifact
-    from ..turn import TurnResult
+    from ..turn import TurnRequest, TurnResult
     from .options import Options
 
 __all__ = ["LOG_RULE", "continued", "keep_turn", "logging_enabled", "parse_ref"]
@@ -73,24 +74,68 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
         return False
 
 
-def keep_turn(result: TurnResult) -> None:
+def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = False) -> None:
     """Record a completed turn in the log, after `run_turn` returned: the turn is never changed
     by it, and a log that cannot be written is one warning line (the answer and the exit code
-    stay as they are)."""
-    if result.artifact is None:
-        return
-    from ..log import LogError, record
-
+    stay as they are). The turn's artifact is `result.artifact`, else built here from
+    `request` (`ore.turn.artifact_of`). With `after_exit` (a one-shot turn, its answer out),
+    the artifact is built and the record written once the process has given its exit status,
+    by the child `ore.cli.ending` forks, when it can be (`ending.deferring()`: `ore` is the
+    program, and nobody reads its stderr to the end)."""
     # The log names a session only when the turn is saved there (a session that could not be
     # written holds the turn in memory only, `saved` short of it).
     kept = result.conversation
     saved = kept is not None and kept.saved == len(kept.session.messages)
     name = kept.name if kept is not None and saved else None
-    artifact, seconds = result.artifact, result.seconds
-    failed = _waited_out(lambda: record(artifact, session=name, seconds=seconds))
+
+    def write() -> None:
+        artifact = result.artifact
+        if artifact is None:
+            from ..turn import artifact_of
+
+            artifact = artifact_of(request, result)
+        from ..log import record
+
+        record(artifact, session=name, seconds=result.seconds)
+
+    if after_exit:
+        from . import ending
+
+        if ending.deferring():
+            from ..log.writers import hold, log_path
+
+            held = hold(log_path())
+            if held is not None:
+
+                def later() -> None:
+                    try:
+                        _told(_attempt(write))
+                    finally:
+                        os.close(held)  # the record is in: readers may go on
+
+                if ending.after_exit(later):
+                    return
+                os.close(held)
+    _told(_waited_out(write))
+
+
+def _attempt(write: Callable[[], object]) -> Exception | None:
+    try:
+        write()
+    except Exception as exc:
+        return exc
+    return None
+
+
+def _told(failed: Exception | None) -> None:
+    """The one warning line for a record that could not be written."""
+    if failed is None:
+        return
+    from ..log import LogError
+
     if isinstance(failed, LogError):
         warn(f"this turn is not logged: {failed.message}")
-    elif failed is not None:  # logging must never cost the user the answer
+    else:  # logging must never cost the user the answer
         warn(f"this turn is not logged: {type(failed).__name__}: {failed}")
 
 

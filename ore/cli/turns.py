@@ -41,20 +41,30 @@ def show_routing(decision: RoutingDecision) -> None:
 
 
 def run_and_show(
-    o: Options, request: TurnRequest, controls: TurnOptions, backend: Backend | None = None
+    o: Options,
+    request: TurnRequest,
+    controls: TurnOptions,
+    backend: Backend | None = None,
+    *,
+    one_shot: bool = False,
 ) -> TurnResult:
     """Run `request` (streamed as the display says), then show it: the answer, `--json`,
     `--artifact-out -`, the -u line; a `--schema` failure exits 1 after all of that. A turn
     answered but not kept (a session or artifact that cannot be written) is shown all the
-    same, then its one error line (exit 1): the answer is never lost."""
+    same, then its one error line (exit 1): the answer is never lost. A `one_shot` turn (the
+    process's only one) is logged once the process has exited (`keep_turn`); a REPL's turns
+    each before the next prompt."""
     from dataclasses import replace
 
     from ..turn import TurnNotKept, run_turn
+    from .ending import deferring
     from .present import Display, Sink, after_call, deliver, finish
     from .turn_logging import keep_turn, logging_enabled
 
-    # The log keeps the turn's artifact: have it built ("-": built, not written).
+    # The log keeps the turn's artifact: have it built ("-": built, not written), unless the
+    # record is written after the exit (`keep_turn`), which builds it there.
     logged = logging_enabled(o.no_log, o.no_config)
+    built_later = logged and one_shot and deferring()
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
@@ -64,7 +74,7 @@ def run_and_show(
             replace(
                 request,
                 stream=display.stream,
-                artifact_out=request.artifact_out or ("-" if logged else None),
+                artifact_out=request.artifact_out or ("-" if logged and not built_later else None),
             ),
             backend=backend,
             on_token=sink.token,
@@ -93,10 +103,10 @@ def run_and_show(
             out(json_text(dumps_artifact(result.artifact, o.artifact_version)), nl=False)
     except OutputLost:
         if logged:  # stdout is gone; the turn is still kept, as a session keeps it
-            keep_turn(result)
+            keep_turn(result, request, after_exit=one_shot)
         raise
     if logged:
-        keep_turn(result)
+        keep_turn(result, request, after_exit=one_shot)
     finish(result, display, not_kept)
     return result
 
@@ -145,7 +155,7 @@ def single_turn(o: Options) -> None:
     if o.dry_run:
         print_json(with_origins(o, preview(request, on_routing=show_routing, on_warning=warn)))
         return
-    run_and_show(o, request, controls)
+    run_and_show(o, request, controls, one_shot=True)
 
 
 def artifact_turn(o: Options) -> None:
@@ -194,4 +204,4 @@ def artifact_turn(o: Options) -> None:
     if o.dry_run:
         print_json(with_origins(o, preview(request)))
         return
-    run_and_show(o, request, controls)
+    run_and_show(o, request, controls, one_shot=True)

@@ -17,16 +17,14 @@ from typing import TYPE_CHECKING
 
 from .._fs import os_error_words
 from ..errors import OreError
-from ..paths import ore_home
 from .schema import MIGRATIONS, SCHEMA_VERSION
+from .writers import LOG_NAME, log_path
 
 if TYPE_CHECKING:
     import sqlite3
 
 __all__ = ["LOG_NAME", "LogError", "close_written", "connect", "log_path", "transaction"]
 
-#: The log's file name under `$ORE_HOME`.
-LOG_NAME = "log.db"
 #: Seconds a writer waits for another process's write before giving up (one line, no turn lost
 #: but this one's record).
 BUSY_SECONDS = 10.0
@@ -38,11 +36,6 @@ WAL_LIMIT_BYTES = 1 << 20
 
 class LogError(OreError):
     """The turn log cannot be read or written: the one line says why and what to do."""
-
-
-def log_path() -> Path:
-    """Where the log is: `$ORE_HOME/log.db`."""
-    return ore_home() / LOG_NAME
 
 
 def _kind(mode: int) -> str:
@@ -109,9 +102,12 @@ def _create(path: Path) -> bool:
     return True
 
 
-def connect(path: Path | None = None, *, create: bool = True) -> sqlite3.Connection | None:
+def connect(
+    path: Path | None = None, *, create: bool = True, settle: bool = True
+) -> sqlite3.Connection | None:
     """An open connection to the log at `path` (default `log_path()`), its schema current;
-    None when there is no log and `create` is false.
+    None when there is no log and `create` is false. With `settle`, once the records of
+    turns whose process has ended are all in (`ore.log.writers`): a writer passes False.
 
     :raises LogError: the path holds something else than a log, the file is not SQLite or is
         corrupt, it was written by a newer ORE, or it cannot be opened or written.
@@ -119,6 +115,10 @@ def connect(path: Path | None = None, *, create: bool = True) -> sqlite3.Connect
     import sqlite3
 
     path = log_path() if path is None else path
+    if settle:
+        from .writers import settle as wait_for_writers
+
+        wait_for_writers(path, BUSY_SECONDS)
     if not _check_file(path, create=create):
         return None
     try:

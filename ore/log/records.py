@@ -68,7 +68,7 @@ def record(
         artifact.relation,
         excerpt(artifact.prompt),
     )
-    db = connect(where)
+    db = connect(where, settle=False)
     assert db is not None
     try:
         with transaction(db):

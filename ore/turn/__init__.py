@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .replay import recorded_controls, recorded_turn_options, replay_request
     from .request import Conversation, Server, TurnRequest, persona
     from .result import TurnNotKept, TurnResult
-    from .run import preview, run_turn
+    from .run import artifact_of, preview, run_turn
     from .saving import (
         append_turn,
         latest_session,
@@ -58,6 +58,7 @@ __all__ = [
     "TurnRequest",
     "TurnResult",
     "append_turn",
+    "artifact_of",
     "available_models",
     "backend_kind",
     "choose_model",
@@ -102,6 +103,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "choose_model": ".server",
             "close": ".server",
             "connect": ".server",
+            "artifact_of": ".run",
             "preview": ".run",
             "recorded_controls": ".replay",
             "recorded_turn_options": ".replay",

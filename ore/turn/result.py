@@ -35,6 +35,8 @@ class TurnResult:
         another process took first), the first says the new name it went to: "the turn is saved
         in session 'x-2' ('x' holds another session)", and `conversation.name` is 'x-2'.
     :param history: the part of the conversation that was sent.
+    :param served: the backend that answered, its name and address (what an artifact of the
+        turn records: `ore.turn.artifact_of` builds one from the request and this result).
     """
 
     turn: Turn
@@ -47,6 +49,7 @@ class TurnResult:
     schema_error: str | None = None
     artifact: ExecutionArtifact | None = None
     kept: tuple[str, ...] = ()
+    served: tuple[str, str | None] | None = None
 
     @property
     def content(self) -> str:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..types import Message, Session
     from .result import TurnResult
 
-__all__ = ["preview", "run_turn"]
+__all__ = ["artifact_of", "preview", "run_turn"]
 
 
 def _context(
@@ -141,6 +141,7 @@ def _run(
     from .result import TurnNotKept, TurnResult
 
     model = choose_model(request.model, backend)
+    served = (backend.name, backend.address)
     conversation = request.conversation
     history = _sent_history(conversation)
     started = time.monotonic()
@@ -153,7 +154,7 @@ def _run(
         data, schema_error = structured(turn.response.content, turn.options.schema)
     artifact = None
     if request.artifact_out is not None:
-        artifact = _artifact(request, turn, ctx, backend, model)
+        artifact = _artifact(request, turn, ctx, served, model)
     # The answer exists from here on: keeping it may fail, the answer is never lost to that.
     after, kept, failed = _keep(request, turn, history, artifact)
     result = TurnResult(
@@ -167,6 +168,7 @@ def _run(
         schema_error=schema_error,
         artifact=artifact,
         kept=tuple(kept),
+        served=served,
     )
     if failed:
         raise TurnNotKept("; ".join([*failed, *kept]), result)
@@ -269,8 +271,21 @@ def _drop(piece: str) -> None:
     """A streamed piece nobody asked to see."""
 
 
+def artifact_of(request: TurnRequest, result: TurnResult) -> ExecutionArtifact:
+    """The execution artifact of a turn `run_turn` ran for `request` without building one
+    (`artifact_out` None): the same document `artifact_out` would have had, stamped now. The
+    `ore` command builds a one-shot turn's artifact for the log this way, after its exit."""
+    if result.served is None:
+        raise ValueError("this result does not say which backend answered")
+    return _artifact(request, result.turn, result.context, result.served, result.model)
+
+
 def _artifact(
-    request: TurnRequest, turn: Turn, ctx: TurnContext, backend: Backend, model: str
+    request: TurnRequest,
+    turn: Turn,
+    ctx: TurnContext,
+    served: tuple[str, str | None],
+    model: str,
 ) -> ExecutionArtifact:
     """The turn as an execution artifact."""
     from ..artifacts import BackendInfo, build_artifact
@@ -279,7 +294,7 @@ def _artifact(
         turn,
         prompt=request.recorded_prompt,
         model_id=model,
-        backend=BackendInfo(backend.name, backend.address),
+        backend=BackendInfo(*served),
         routing=ctx.routing,
         tools=[r.tool_name for r in ctx.tool_results if r.kind == "tool"],
         skills=[s.name for s in ctx.skills],

@@ -1,0 +1,126 @@
+"""How the `ore` program ends: its output flushed, its exit handlers run, then `os._exit`, and
+what was left for after the answer (the turn's log record) done by a child forked at that
+moment, so that the caller has the exit status without waiting for it.
+
+Why `os._exit`: the interpreter's own teardown frees every object one by one and collects the
+whole heap once more: 50 to 80 ms of a 400 ms turn on a 2-core machine (bench/README.md), work
+that nobody waits for once stdout is flushed and the exit handlers have run (`ore._fs`'s temp
+file clean-up is one). Only when `main()` is the program (`ending()` is entered by it), and
+only with no other thread alive: a thread could still be writing something, and a fork
+copies only the thread that forks.
+
+Why a child for the log: writing the record costs a turn 5 to 10 ms (SQLite's loading, the
+log's code, one transaction; docs/log.md "Cost"), and the answer is out by then. Only when
+nobody reads stderr to its end (a terminal, /dev/null): the child keeps stderr, so a record
+that cannot be written is still one warning line there, and a pipe's or a file's reader
+would wait for the child or miss that line, so there the record is written before the exit,
+as in a REPL. Stdin and stdout the child lets go at once, so `answer=$(ore ...)` at a
+terminal returns with the parent. Ctrl-C and a
+hang-up right after the answer do not cut the record short (the child ignores them); SIGTERM
+and SIGKILL still end it, which WAL makes safe (the turn is then not logged). Readers of
+the log wait for such children first (`ore.log.db.settle`): `ore log show -1` and
+`--continue` right after a turn find it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import NoReturn
+
+__all__ = ["after_exit", "deferring", "end", "ending"]
+
+_left: list[Callable[[], None]] | None = None  # None: not the program, nothing is deferred
+
+
+@contextmanager
+def ending() -> Iterator[list[Callable[[], None]]]:
+    """While `main()` runs as the program: `after_exit` defers work to `end`, which is given
+    the list. An error escaping `main()` does the work before it goes on."""
+    global _left
+    left: list[Callable[[], None]] = []
+    _left = left
+    try:
+        yield left
+    except BaseException:
+        _left = None
+        _run(left)
+        raise
+    finally:
+        _left = None
+
+
+def deferring() -> bool:
+    """Whether `after_exit` defers: `main()` is the program, and nobody reads its stderr to the
+    end (a terminal, /dev/null, or none). A pipe's or a file's reader would wait for the child
+    or miss its line: the work is done before the exit then."""
+    if _left is None:
+        return False
+    try:
+        return stat.S_ISCHR(os.fstat(2).st_mode)
+    except OSError:
+        return True  # stderr closed: nobody reads it
+
+
+def after_exit(work: Callable[[], None]) -> bool:
+    """Leave `work` for after the exit status is given (see `end`); False when it is not left
+    (see `deferring`): do it now then."""
+    if not deferring():
+        return False
+    assert _left is not None
+    _left.append(work)
+    return True
+
+
+def end(code: int, work: list[Callable[[], None]]) -> NoReturn:
+    """Exit with `code`: `work` (what `after_exit` left) is done by a forked child (inline when
+    no child can be made), and this process leaves through `os._exit` after flushing and its
+    exit handlers; with other threads alive, through `sys.exit` as usual, the work done first."""
+    import threading
+
+    if threading.active_count() > 1:
+        _run(work)
+        sys.exit(code)
+    import atexit
+
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(AttributeError, OSError, ValueError):
+            stream.flush()
+    atexit._run_exitfuncs()
+    if work and not _forked(work):
+        _run(work)
+        with suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()
+    os._exit(code)
+
+
+def _forked(work: list[Callable[[], None]]) -> bool:
+    """Do `work` in a child of this process; False when no child could be made."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return False
+    if pid != 0:
+        return True
+    try:  # the child: never returns
+        import _signal  # type: ignore[import-not-found]  # as ore.cli.command does
+
+        for signum in (_signal.SIGINT, _signal.SIGHUP):
+            _signal.signal(signum, _signal.SIG_IGN)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 0)
+        os.dup2(quiet, 1)
+        _run(work)
+        with suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()
+    finally:
+        os._exit(0)
+
+
+def _run(work: list[Callable[[], None]]) -> None:
+    for each in work:
+        each()

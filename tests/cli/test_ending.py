@@ -1,0 +1,184 @@
+"""How the `ore` program ends (ore.cli.ending): at a terminal a one-shot turn gives its exit
+status before its log record is written, by a child that keeps stderr; readers of the log wait
+for that child; into a pipe the record is written before the exit. Each test holds the log's
+write lock from here, so the record's write is seen waiting, not raced."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from _cli import ORE, needs_ore, run_ore
+
+from ore.log.writers import WRITERS_SUFFIX, hold, settle
+
+pytestmark = needs_ore
+
+
+@contextmanager
+def log_locked(home: Path) -> Iterator[None]:
+    """The turn log, its write lock held by this process (as another writer would)."""
+    db = sqlite3.connect(home / "log.db", isolation_level=None, timeout=10)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+        db.close()
+
+
+def _terminal_turn(env: dict[str, str], prompt: str) -> tuple[subprocess.Popen[bytes], int]:
+    """`ore PROMPT` with stdout a pipe and stderr a terminal (the pty's other end, returned)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [ORE or "ore", "--model", "llama3.2:latest", prompt],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    return proc, master
+
+
+def _drain(master: int, seconds: float) -> bytes:
+    out = bytearray()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every holder of the terminal closed it
+                break
+            if not chunk:
+                break
+            out += chunk
+    return bytes(out)
+
+
+@pytest.mark.invariant
+def test_at_a_terminal_the_exit_status_does_not_wait_for_the_record(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    assert run_ore("--model", "llama3.2:latest", "first", env=ore_env).returncode == 0
+    with log_locked(tmp_path):
+        proc, master = _terminal_turn(ore_env, "second")
+        out, _ = proc.communicate(timeout=8)  # the record waits up to 10 s behind the lock
+        assert proc.returncode == 0
+        assert out == b"echo: second\n"
+        reader = subprocess.Popen(
+            [ORE or "ore", "log", "list", "-n", "5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=ore_env,
+        )
+        time.sleep(0.5)
+        assert reader.poll() is None, "a reader waits for the record still being written"
+    listed, _ = reader.communicate(timeout=15)
+    assert b"second" in listed and b"first" in listed
+    _drain(master, 0.5)
+    os.close(master)
+
+
+@pytest.mark.invariant
+def test_ctrl_c_or_a_hang_up_after_the_answer_does_not_cut_the_record_short(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    assert run_ore("--model", "llama3.2:latest", "first", env=ore_env).returncode == 0
+    with log_locked(tmp_path):
+        proc, master = _terminal_turn(ore_env, "second")
+        proc.communicate(timeout=8)
+        assert proc.returncode == 0
+        for signum in (signal.SIGINT, signal.SIGHUP):  # to the turn's whole process group
+            os.killpg(proc.pid, signum)
+        time.sleep(0.3)
+    listed = run_ore("log", "list", "-n", "5", env=ore_env)
+    assert "second" in listed.stdout, listed.stderr
+    _drain(master, 0.5)
+    os.close(master)
+
+
+@pytest.mark.invariant
+def test_into_a_pipe_the_record_is_written_before_the_exit(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    assert run_ore("--model", "llama3.2:latest", "first", env=ore_env).returncode == 0
+    with log_locked(tmp_path):
+        proc = subprocess.Popen(
+            [ORE or "ore", "--model", "llama3.2:latest", "second"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=ore_env,
+        )
+        time.sleep(1.0)
+        assert proc.poll() is None, "the record is written before the exit status is given"
+    out, err = proc.communicate(timeout=15)
+    assert (proc.returncode, out, err) == (0, b"echo: second\n", b"")
+    db = sqlite3.connect(f"file:{tmp_path / 'log.db'}?mode=ro", uri=True)
+    assert [r[0] for r in db.execute("SELECT prompt FROM turns ORDER BY id")] == [
+        "first",
+        "second",
+    ]
+    db.close()
+
+
+@pytest.mark.invariant
+def test_a_record_written_after_the_exit_still_says_when_it_fails(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "log.db").write_bytes(b"not a database at all " * 100)
+    proc, master = _terminal_turn(ore_env, "hello")
+    out, _ = proc.communicate(timeout=15)
+    shown = _drain(master, 5)
+    os.close(master)
+    assert (proc.returncode, out) == (0, b"echo: hello\n")
+    lines = [line for line in shown.decode().splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Warning: this turn is not logged: ")
+    assert "not a readable SQLite database" in lines[0]
+    assert (tmp_path / "log.db").read_bytes() == b"not a database at all " * 100
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
+def test_a_writers_lock_that_is_not_a_file_is_never_followed_nor_waited_on(
+    tmp_path: Path, kind: str
+) -> None:
+    log = tmp_path / "log.db"
+    lock = Path(f"{log}{WRITERS_SUFFIX}")
+    target = tmp_path / "elsewhere"
+    if kind == "symlink":
+        lock.symlink_to(target)
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.mkdir()
+    assert hold(log) is None  # the record is then written before the exit
+    started = time.monotonic()
+    settle(log, 5.0)
+    assert time.monotonic() - started < 1.0
+    assert not target.exists()
+
+
+def test_settle_waits_for_a_held_record_and_no_longer(tmp_path: Path) -> None:
+    log = tmp_path / "log.db"
+    held = hold(log)
+    assert held is not None
+    assert os.stat(f"{log}{WRITERS_SUFFIX}").st_mode & 0o777 == 0o600
+    started = time.monotonic()
+    settle(log, 0.3)  # a writer still at it: read what is there after the timeout
+    assert 0.25 < time.monotonic() - started < 2.0
+    os.close(held)
+    started = time.monotonic()
+    settle(log, 5.0)
+    assert time.monotonic() - started < 0.5
