@@ -16,6 +16,7 @@ from ore.errors import OreError
 from ore.turn import (
     Server,
     TurnRequest,
+    artifact_of,
     open_conversation,
     plan_context,
     preview,
@@ -130,6 +131,21 @@ def test_the_artifact_is_written_and_replays_exactly(tmp_path, fake_ollama) -> N
     chained = run_turn(replay_request(artifact, "and in French?", artifact_out="-"))
     assert chained.artifact is not None and chained.artifact.relation == "chain"
     assert chained.artifact.parent_execution_id == artifact.execution_id
+
+
+def test_an_artifact_built_after_the_turn_is_the_one_the_turn_would_have_built(
+    fake_ollama,
+) -> None:
+    from dataclasses import replace
+
+    request = TurnRequest.of("say hi", artifact_out="-")
+    built = run_turn(request)
+    later = artifact_of(replace(request, artifact_out=None), built)
+    assert built.artifact is not None and built.served is not None
+    assert replace(later, timestamp=built.artifact.timestamp) == built.artifact
+    lone = run_turn(replace(request, artifact_out=None))
+    assert lone.artifact is None
+    assert artifact_of(request, lone).execution_id == lone.turn.response.id
 
 
 def test_an_unwritable_artifact_path_is_refused_before_any_call(tmp_path, fake_ollama) -> None:
