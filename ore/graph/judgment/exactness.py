@@ -21,7 +21,8 @@ docs/graph.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from itertools import zip_longest
+from functools import partial
+from itertools import chain, zip_longest
 
 from ..index.extract import MAX_BYTES
 from ..index.source import SourceLines
@@ -49,21 +50,22 @@ class _Files:
 
     def same_text(self, places: Sequence[Occurrence]) -> bool:
         """Whether the places hold the same text, whitespace aside (cheap: no lexing)."""
-        return all(_equal(self._layout(places[0]), self._layout(o)) for o in places[1:])
+        first = self._layout(places[0])
+        return all(self._layout(o) == first for o in places[1:])
 
     def same_tokens(self, places: Sequence[Occurrence]) -> bool:
         """Whether the places hold the same tokens, layout and comments aside; lines are
         lexed only up to the first difference."""
         return all(_equal(self._tokens(places[0]), self._tokens(o)) for o in places[1:])
 
-    def _layout(self, o: Occurrence) -> Iterator[str]:
-        for x in self.text(o.path)[o.start - 1 : o.end]:
-            if x.strip():
-                yield " ".join(x.split())
+    def _layout(self, o: Occurrence) -> list[str]:
+        """The place's non-blank lines with their blanks made one space (by `map`, in C)."""
+        return list(
+            filter(None, map(" ".join, map(str.split, self.text(o.path)[o.start - 1 : o.end])))
+        )
 
     def _tokens(self, o: Occurrence) -> Iterator[str]:
-        for k in range(o.start, o.end + 1):
-            yield from self.line(o.path, k)
+        return chain.from_iterable(map(partial(self.line, o.path), range(o.start, o.end + 1)))
 
 
 def _equal(one: Iterator[str], two: Iterator[str]) -> bool:
