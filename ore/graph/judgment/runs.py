@@ -27,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, compress, count, pairwise
 
 from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
@@ -148,40 +148,37 @@ def _seeding_windows(
     """Where each window rare enough to seed a pair is (`(file, line)` by window), and, per
     file, the lines where such a window starts."""
     # A window can only repeat when each of its lines does: windows are built (in C, by `zip`)
-    # only over runs of at least `seed` lines whose keys occur more than once in the tree.
-    seen = Counter(key for seq in keys for key in seq)
-    windows: list[list[tuple[int, tuple[int, ...]]]] = []
+    # only over runs of at least `seed` lines whose keys occur more than once in the tree, found
+    # between the lines whose keys occur once. Every step over all lines or all windows is a
+    # `map`, `compress` or `Counter` in C; Python steps only per run and per seeding window.
+    seen = Counter(chain.from_iterable(keys))
+    starts: list[list[int]] = []
+    windows: list[list[tuple[int, ...]]] = []
     for seq in keys:
-        found: list[tuple[int, tuple[int, ...]]] = []
-        for lo, hi in _runs([seen[key] > 1 for key in seq], seed):
-            part = seq[lo:hi]
-            found += enumerate(zip(*(part[k:] for k in range(seed)), strict=False), lo)
+        at: list[int] = []
+        found: list[tuple[int, ...]] = []
+        alone = compress(count(), map(_ONCE.__eq__, map(seen.__getitem__, seq)))
+        for lo, hi in pairwise([-1, *alone, len(seq)]):
+            if hi - lo > seed:  # lines lo + 1 .. hi - 1 all repeat
+                part = seq[lo + 1 : hi]
+                at += range(lo + 1, hi - seed + 1)
+                found += zip(*(part[k:] for k in range(seed)), strict=False)
+        starts.append(at)
         windows.append(found)
-    counts = Counter(w for found in windows for _i, w in found)
-    repeated = {w for w, n in counts.items() if 1 < n <= BUCKET_CAP}
+    counts = Counter(chain.from_iterable(windows))
     buckets: dict[tuple[int, ...], list[tuple[int, int]]] = defaultdict(list)
     seeds: list[set[int]] = []
-    for f, found in enumerate(windows):
-        starts = set()
-        for i, w in [(i, w) for i, w in found if w in repeated]:
+    for f, (at, found) in enumerate(zip(starts, windows, strict=True)):
+        rare = list(map(_SEEDING.__contains__, map(counts.__getitem__, found)))
+        for i, w in compress(zip(at, found, strict=True), rare):
             buckets[w].append((f, i))
-            starts.add(i)
-        seeds.append(starts)
+        seeds.append(set(compress(at, rare)))
     return buckets, seeds
 
 
-def _runs(flags: list[bool], m: int) -> list[tuple[int, int]]:
-    """`(lo, hi)` of every run of at least `m` True flags."""
-    out = []
-    start = -1
-    for i, flag in enumerate([*flags, False]):
-        if flag and start < 0:
-            start = i
-        elif not flag and start >= 0:
-            if i - start >= m:
-                out.append((start, i))
-            start = -1
-    return out
+_ONCE = 1
+#: How often a window is seen for it to seed pairs: twice at least, `BUCKET_CAP` times at most.
+_SEEDING = frozenset(range(2, BUCKET_CAP + 1))
 
 
 def _code_lines(shape: FileShape) -> TextLines:
