@@ -210,3 +210,24 @@ def test_an_exact_run_of_whole_lines_is_not_cut(tmp_path: Path) -> None:
     )
     found = _groups(tmp_path, _MODELS, two, kinds=("exact",))
     assert found == [{("tests/test_one.py", 4, 10), ("tests/test_two.py", 3, 9)}]
+
+
+def test_a_run_with_too_few_statements_has_no_part_with_enough() -> None:
+    """A renamed run with too few distinct statements is dropped without being cut at its
+    edges (`runs._few`): each of its parts, every slice of its lines, is trivial as well."""
+    import random
+
+    from ore.graph.judgment.trivial import few_statements, trivial_run
+
+    rng = random.Random(25)
+    for _ in range(3000):
+        size = rng.randint(1, 14)
+        keys = [rng.randint(0, 6) for _ in range(size)]
+        tokens = [rng.randint(1, 7) for _ in range(size)]
+        context = rng.random() < 0.5
+        if not few_statements(keys, tokens, context=context):
+            continue
+        assert trivial_run(keys, tokens, context=context)
+        for lo in range(size):
+            for hi in range(lo + 1, size + 1):
+                assert trivial_run(keys[lo:hi], tokens[lo:hi], context=context)

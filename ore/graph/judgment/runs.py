@@ -34,7 +34,7 @@ from ..index.kinds import is_context
 from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
 from .shapes import FileShape, TextLines, family, line_tokens
-from .trivial import idiom_run, import_lines, trivial_run
+from .trivial import few_statements, idiom_run, import_lines, trivial_run
 
 __all__ = ["BUCKET_CAP", "CUTS", "Edges", "LineEnds", "line_groups"]
 
@@ -430,12 +430,25 @@ def _grouped(
         if len(kept) < 2:
             continue
         # an exact run of `m` whole lines or more is not cut: symilar reports it (docs/graph.md)
-        parts = [kept] if cuts is None or (kind == "exact" and kept[0][2] >= m) else cuts(kept)
+        if cuts is None or (kind == "exact" and kept[0][2] >= m):
+            parts = [kept]
+        elif kind == "renamed" and _few(views, context, kept):
+            continue  # every part of it would be dropped: not cut to find out
+        else:
+            parts = cuts(kept)
         for part in parts:
             found = _group(views, files, kind, context, part, m, min_tokens, idiom)
             if found is not None:
                 out.append(found)
     return out
+
+
+def _few(views: list[TextLines], context: list[bool], places: list[Span]) -> bool:
+    """Whether a renamed run holds too few distinct statements (`trivial.few_statements`): so
+    does each part of it, all dropped then (most renamed runs of sqlalchemy's tests are)."""
+    f, i, n, _b, _a = places[0]
+    only_context = all(context[p[0]] for p in places)
+    return few_statements(views[f][1][i : i + n], views[f][2][i : i + n], context=only_context)
 
 
 def _group(

@@ -54,6 +54,7 @@ __all__ = [
     "RULES",
     "STATEMENTS",
     "STATEMENT_TOKENS",
+    "few_statements",
     "idiom_run",
     "import_lines",
     "mostly_prose",
@@ -81,6 +82,13 @@ def trivial_run(keys: Sequence[int], tokens: Sequence[int], *, context: bool = F
         return True  # fewer distinct lines than the statements asked (in C: called per run)
     if sum(sorted(counts.values())[-2:]) * 4 >= len(keys) * 3:
         return True  # a table
+    return len(set(compress(keys, map(STATEMENT_TOKENS.__le__, tokens)))) < need
+
+
+def few_statements(keys: Sequence[int], tokens: Sequence[int], *, context: bool = False) -> bool:
+    """Whether a renamed run holds too few distinct statements (`trivial_run` without the
+    table test): so does every part of it, so a run that does need not be cut to be judged."""
+    need = CONTEXT_STATEMENTS if context else STATEMENTS
     return len(set(compress(keys, map(STATEMENT_TOKENS.__le__, tokens)))) < need
 
 
