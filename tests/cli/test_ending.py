@@ -182,3 +182,41 @@ def test_settle_waits_for_a_held_record_and_no_longer(tmp_path: Path) -> None:
     started = time.monotonic()
     settle(log, 5.0)
     assert time.monotonic() - started < 0.5
+
+
+PROGRAM_LEAVING_A_TEMP = """
+import os, sys
+from ore import _fs
+from ore.cli import program
+path = os.path.join(sys.argv[1], ".out.1.0123456789ab.tmp")
+open(path, "w").close()
+_fs._OUR_TEMPS.add(path)  # made by this process, never renamed
+
+
+class TornDown:  # the interpreter's teardown would free it, and say so
+    def __del__(self, _open=open, _path=os.path.join(sys.argv[1], "torn-down")):
+        _open(_path, "w").close()
+
+
+kept = TornDown()
+sys.argv = ["ore", *sys.argv[2:]]
+program()
+"""
+
+
+@pytest.mark.parametrize(("args", "code"), [(["--version"], 0), (["--no-such-flag"], 2)])
+def test_the_program_ends_without_teardown_but_runs_its_exit_handlers(
+    tmp_path: Path, args: list[str], code: int
+) -> None:
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM_LEAVING_A_TEMP, str(tmp_path), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == code, done.stderr
+    assert not list(tmp_path.glob(".*.tmp")), "ore._fs's exit handler removed its temp file"
+    assert not (tmp_path / "torn-down").exists(), "no teardown: objects are not freed one by one"
+    assert (done.stdout != "") == (code == 0)  # --version's line was flushed before os._exit
