@@ -14,19 +14,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._fs import atomic_write, exclusive_lock, folder_problem, os_error_words
-from .config import (
-    _BARE_KEY,
-    _TABLES,
+from .config.file import config_path, home_error, home_unusable, parse, read_text, toml_of
+from .config.values import (
+    BARE_KEY,
     CONFIG_KEYS,
-    _alias_loop,
-    _home_error,
-    _home_unusable,
-    _loop_words,
-    _option_value,
-    _parse,
-    _read_text,
-    _toml,
-    config_path,
+    TABLES,
+    alias_loop,
+    loop_words,
+    option_value,
     value_problem,
 )
 from .errors import ConfigError, OptionError
@@ -54,17 +49,17 @@ def set_config_value(key: str, value: str) -> Path:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with exclusive_lock(path.with_name(path.name + ".lock")):
-            text = _read_text(path)
-            data = _toml(path, text) if text is not None else {}
+            text = read_text(path)
+            data = toml_of(path, text) if text is not None else {}
             _assign(data, head, sub, value, path)
-            _parse(path, text or "", data)  # the rest of the file: a broken line is named
+            parse(path, text or "", data)  # the rest of the file: a broken line is named
             blob = _written(path, text or "", data, (head, sub) if sub else (head,))
-            _parse(path, blob, _toml(path, blob))  # what is written reads back as meant
+            parse(path, blob, toml_of(path, blob))  # what is written reads back as meant
             # A file linked from elsewhere (a dotfiles folder) is written where the link points.
             atomic_write(os.path.realpath(path), blob.encode("utf-8"), mode=0o600)
     except OSError as exc:
-        if _home_unusable(path.parent):  # said as a turn says it of that home
-            why = _home_error(path.parent, exc)
+        if home_unusable(path.parent):  # said as a turn says it of that home
+            why = home_error(path.parent, exc)
             raise ConfigError(
                 folder_problem(why, path.parent, "write the config file in"), path=path
             ) from exc
@@ -86,16 +81,16 @@ def set_config_value(key: str, value: str) -> Path:
 
 def _check_key(key: str, head: str, sub: str) -> None:
     """A key `ore config set` takes: one of CONFIG_KEYS, `options.NAME` or `aliases.NAME`."""
-    known = [f"{k}.NAME" if k in _TABLES else k for k in CONFIG_KEYS]
+    known = [f"{k}.NAME" if k in TABLES else k for k in CONFIG_KEYS]
     if head not in CONFIG_KEYS:
         import difflib
 
         near = difflib.get_close_matches(head, list(CONFIG_KEYS), n=1, cutoff=0.6)
         hint = f" did you mean {near[0]}?" if near else ""
         raise OptionError(f"unknown config key '{key}';{hint} keys: {', '.join(known)}")
-    if head in _TABLES and not sub:
+    if head in TABLES and not sub:
         raise OptionError(f"'{head}' is a table: set one entry with '{head}.NAME VALUE'")
-    if head not in _TABLES and sub:
+    if head not in TABLES and sub:
         raise OptionError(f"'{head}' has no entries: set it with '{head} VALUE'")
 
 
@@ -129,7 +124,7 @@ def _written(path: Path, text: str, data: dict[str, Any], target: tuple[str, ...
     if "\r\n" in text:  # a file written on Windows keeps its line ends, added lines too
         edited = edited.replace("\n", "\r\n")
     try:
-        if _filled(_toml(path, edited)) == _filled(data):
+        if _filled(toml_of(path, edited)) == _filled(data):
             return edited
     except ConfigError:
         pass
@@ -147,18 +142,18 @@ def _assign(data: dict[str, Any], head: str, sub: str, value: str, path: Path) -
     :raises OptionError: a value every turn would refuse (`value_problem`, the check the file
         gets when it is read), as a usage mistake.
     """
-    if head in _TABLES:
+    if head in TABLES:
         table = data.setdefault(head, {})
         if value == "":
             table.pop(sub, None)
             if not table:
                 data.pop(head)
             return
-        entry = value if head == "aliases" else _option_value(value)
+        entry = value if head == "aliases" else option_value(value)
         _refuse(value_problem(f"{head}.{sub}", entry))
         table[sub] = entry
-        if head == "aliases" and (loop := _alias_loop(table)) is not None:
-            raise OptionError(_loop_words(loop))
+        if head == "aliases" and (loop := alias_loop(table)) is not None:
+            raise OptionError(loop_words(loop))
         return
     if value == "":
         data.pop(head, None)
@@ -193,7 +188,7 @@ def _dumps(data: Mapping[str, Any], path: Path) -> str:
 
 
 def _key(key: str) -> str:
-    return key if re.match(_BARE_KEY, key) else _string(key)
+    return key if re.match(BARE_KEY, key) else _string(key)
 
 
 def _value(value: Any, path: Path) -> str:
