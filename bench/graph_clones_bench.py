@@ -533,7 +533,9 @@ def cold(root: Path, a: argparse.Namespace) -> dict[str, Any]:
             runs["ore baseline"] = []
             unset = "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]"
             start = f"import sys; {unset}; sys.path.insert(0, sys.argv.pop(1)); "
-            start += "sys.argv[0] = 'ore'; from ore.cli import main; main()"
+            # the executable's own entry where the baseline has one (`program`: it exits
+            # without the interpreter's teardown, as the `ore` measured beside it does)
+            start += "sys.argv[0] = 'ore'; import ore.cli as c; getattr(c, 'program', c.main)()"
             base = [sys.executable, "-c", start, str(a.baseline.resolve()), *args]
             commands["ore baseline"] = (base, dict(os.environ))
         for n in range(a.runs):
