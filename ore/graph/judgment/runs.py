@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import chain, compress, count, pairwise
+from operator import itemgetter
 
 from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
@@ -408,21 +409,11 @@ def _grouped(
     idiom: _Idiom | None = None,
     cuts: _Cuts | None = None,
 ) -> list[CloneGroup]:
-    seen: set[Span] = set()
     out = []
     context = [is_context(path) for path in files]
-    for start in sorted(spans):
-        if start in seen:
-            continue
-        group, todo = set(), [start]
-        while todo:
-            span = todo.pop()
-            if span not in group:
-                group.add(span)
-                todo.extend(spans[span] - group)
-        seen |= group
+    for places in _components(spans):
         kept: list[Span] = []
-        for place in sorted(group):
+        for place in places:
             f, i = place[0], place[1]
             if kept and (f, i) < (kept[-1][0], kept[-1][1] + kept[-1][2]):
                 continue  # overlaps the place before it: periodic code, joined through others
@@ -449,6 +440,26 @@ def _few(views: list[TextLines], context: list[bool], places: list[Span]) -> boo
     f, i, n, _b, _a = places[0]
     only_context = all(context[p[0]] for p in places)
     return few_statements(views[f][1][i : i + n], views[f][2][i : i + n], context=only_context)
+
+
+def _components(spans: dict[Span, set[Span]]) -> list[list[Span]]:
+    """The places linked to each other through pairs, each sorted, in the order of their first
+    place: what walking every place in order finds, without sorting every place."""
+    seen: set[Span] = set()
+    found = []
+    for start in spans:
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            span = todo.pop()
+            if span not in group:
+                group.add(span)
+                todo.extend(spans[span] - group)
+        seen |= group
+        found.append(sorted(group))
+    found.sort(key=itemgetter(0))  # groups share no place: no two firsts are equal
+    return found
 
 
 def _group(
