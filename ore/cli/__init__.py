@@ -2,7 +2,8 @@
 through `ore.turn` (an import contract keeps it so) and decides how they are shown.
 
 - `command`: the click command, `main` and `program` (the executable; `ending`: how it
-  exits); `options`: every flag, their conflicts and parsing.
+  exits); `options`: every flag, their conflicts and parsing;
+  `voice`: click's usage errors reworded in ORE's one voice.
 - `request`: flags into the parts of a `TurnRequest`; `controls`: the turn controls from flags
   and a replayed artifact; `stdin`: the one rule for when a turn reads stdin.
 - `turns`: the single turn and the artifact replay or chain; `conversation`: the REPL mode;

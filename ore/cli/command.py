@@ -28,7 +28,7 @@ from .console import (
     usage_error,
 )
 from .help import CONTEXT_SETTINGS, SectionedCommand, help_args
-from .options import Options, check_conflicts, check_values, in_one_voice, optional_values
+from .options import Options, check_conflicts, check_values, optional_values
 
 __all__ = ["Options", "cli", "main", "program"]
 
@@ -410,6 +410,8 @@ def _dispatch(args: list[str]) -> int:
     try:
         code = command.main(args, prog_name=prog, standalone_mode=False)
     except click.ClickException as exc:  # every usage mistake, in one voice (exit 2)
+        from .voice import in_one_voice
+
         in_one_voice(exc, args)
         return usage_error(exc)
     except click.exceptions.Abort:  # Ctrl-C or end of input outside a turn

@@ -24,7 +24,6 @@ __all__ = [
     "Options",
     "check_conflicts",
     "check_values",
-    "in_one_voice",
     "optional_values",
     "parse_grants",
     "parse_keep_alive",
@@ -32,6 +31,7 @@ __all__ = [
     "parse_size",
     "parse_think",
     "parse_tool_args",
+    "shown",
 ]
 
 #: The prompt argument that means "read the prompt from stdin, and only from stdin".
@@ -250,7 +250,7 @@ def _check_tool(name: str, args: dict[str, str]) -> None:
     tool = TOOL_REGISTRY.get(name)
     if tool is None:
         known = ", ".join(sorted(TOOL_REGISTRY))
-        raise click.UsageError(f"unknown tool {_shown(name)} for --tool: use one of {known}")
+        raise click.UsageError(f"unknown tool {shown(name)} for --tool: use one of {known}")
     known_args = tool.schema.get("properties", {})
     if tool.schema.get("additionalProperties") is False:
         for key in args:
@@ -262,98 +262,6 @@ def _check_tool(name: str, args: dict[str, str]) -> None:
                 )
 
 
-_QUOTED_FLAG = r"'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)'"
-
-
-def _model_option_like(flag: str) -> str | None:
-    """The model option (`-o KEY=VALUE`) a mistyped flag names or nearly names, ORE's own name
-    for another tool's (`--max-tokens`: num_predict); None when it looks like none."""
-    from ..model_options import MODEL_OPTIONS, OTHER_NAMES
-
-    folded = flag.lstrip("-").lower().replace("-", "_")
-    if folded in OTHER_NAMES:
-        return OTHER_NAMES[folded]
-    import difflib  # only for a mistake: start-up stays cheap
-
-    near = difflib.get_close_matches(folded, list(MODEL_OPTIONS), n=1, cutoff=0.8)
-    return near[0] if near else None
-
-
-def in_one_voice(exc: click.ClickException, args: list[str]) -> None:
-    """Make a usage error of click's speak as ORE's own do: flags unquoted, a value from the
-    environment named by its variable, a bad `--think LEVEL` named with its levels."""
-    said: Any = exc  # click types `message` and `possibilities` Final; ORE rewords them once
-    if isinstance(exc, click.NoSuchOption):
-        said.message, said.possibilities = exc.format_message(), None  # "Did you mean --x?"
-        option = _model_option_like(exc.option_name)
-        if option is not None:  # `--temprature 1`: a model option typed as a flag
-            said.message = (
-                f"No such option {exc.option_name}: model options go through -o, "
-                f"e.g. -o {option}=VALUE"
-            )
-    said.message = re.sub(_QUOTED_FLAG, r"\1", exc.message)
-    if not isinstance(exc, click.UsageError) or exc.ctx is None:
-        return
-    unknown = re.match(_NO_COMMAND, exc.message)
-    if unknown is not None and isinstance(exc.ctx.command, click.Group):
-        said.message = _no_command(exc.ctx, unknown.group(2))
-        no_such: Any = getattr(click.exceptions, "NoSuchCommand", ())  # click 8.4 and later
-        if isinstance(exc, no_such):
-            said.possibilities = None  # click would add its own "Did you mean"
-        return
-    if isinstance(exc, click.BadParameter):
-        param = exc.param or _param_hinted(exc.ctx, exc.param_hint)
-        if isinstance(param, click.Option):  # an argument keeps click's name for it: its metavar
-            flags = " / ".join(param.opts)
-            source = exc.ctx.get_parameter_source(param.name or "")
-            envvar = getattr(param, "envvar", None)
-            if source is click.core.ParameterSource.ENVIRONMENT and isinstance(envvar, str):
-                exc.param_hint = f"the environment variable {envvar} (for {flags})"
-            elif exc.param_hint is None:
-                exc.param_hint = flags
-        return
-    if exc.message.startswith("Got unexpected extra argument"):
-        level = _bad_think_level(args)
-        if level is not None:
-            said.message = (
-                f"--think {_shown(level)} is not a level: use {', '.join(THINK_LEVELS)}, or "
-                "--think alone before the prompt"
-            )
-
-
-#: click's words for a command a group does not have (`ore config shw`).
-_NO_COMMAND = r"No such command (['\"])(.*)\1\."
-
-
-def _no_command(ctx: click.Context, name: str) -> str:
-    """A command a group does not have, in ORE's voice: the closest and all of them."""
-    import difflib
-
-    assert isinstance(ctx.command, click.Group)
-    commands = ctx.command.list_commands(ctx)
-    near = difflib.get_close_matches(name, commands, n=2, cutoff=0.6)
-    hint = f" did you mean {' or '.join(near)}?" if near else ""
-    return f"no command '{name}' in {ctx.command_path};{hint} commands: {', '.join(commands)}"
-
-
-def _param_hinted(ctx: click.Context, hint: object) -> click.Parameter | None:
-    if not isinstance(hint, str):
-        return None
-    return next((p for p in ctx.command.params if hint in p.opts), None)
-
-
-def _bad_think_level(args: list[str]) -> str | None:
-    """The word after a bare `--think` when it is not a level (`--think extreme "q"`)."""
-    for i, arg in enumerate(args[:-1]):
-        if arg == "--":
-            return None
-        if arg == "--think=on" and i + 1 < len(args):
-            following = args[i + 1]
-            if not following.startswith("-") and following not in THINK_LEVELS:
-                return following
-    return None
-
-
 def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
     """`--tool-arg KEY=VALUE` values as a dict; the value may itself contain '='.
 
@@ -363,10 +271,10 @@ def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
     for value in values:
         key, sep, rest = value.partition("=")
         if not sep:
-            raise ToolArgError(f"--tool-arg {_shown(value)} is not KEY=VALUE")
+            raise ToolArgError(f"--tool-arg {shown(value)} is not KEY=VALUE")
         if not re.fullmatch(_ARG_KEY, key):
             raise ToolArgError(
-                f"--tool-arg {_shown(value)} has an invalid key: use letters, digits, '_' or '-'"
+                f"--tool-arg {shown(value)} has an invalid key: use letters, digits, '_' or '-'"
             )
         if key in args:
             raise ToolArgError(f"--tool-arg {key} is given more than once: give it once")
@@ -374,7 +282,8 @@ def parse_tool_args(values: Iterable[str]) -> dict[str, str]:
     return args
 
 
-def _shown(value: str) -> str:
+def shown(value: str) -> str:
+    """A value quoted back in an error line, cut to a readable length."""
     text = value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "..."
     return repr(text)
 
@@ -406,7 +315,7 @@ def parse_size(value: str, flag: str = "--max-size") -> int:
     match = re.fullmatch(_SIZE, value, re.IGNORECASE)
     if match is None or int(match.group(1)) == 0:
         raise click.BadParameter(
-            f"{_shown(value)} is not a size: use bytes, or a number with K, M or G (e.g. 64M)",
+            f"{shown(value)} is not a size: use bytes, or a number with K, M or G (e.g. 64M)",
             param_hint=flag,
         )
     return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2).upper()]
@@ -432,9 +341,9 @@ def parse_model_options(values: Iterable[str]) -> dict[str, Any]:
         key, sep, raw = value.partition("=")
         key = key.strip()
         if not sep:
-            raise OptionError(f"-o {_shown(value)} is not KEY=VALUE (e.g. -o temperature=0.2)")
+            raise OptionError(f"-o {shown(value)} is not KEY=VALUE (e.g. -o temperature=0.2)")
         if key not in MODEL_OPTIONS:
-            raise OptionError(_model_options.unknown_option(key, f"-o {_shown(key)}"))
+            raise OptionError(_model_options.unknown_option(key, f"-o {shown(key)}"))
         if key == "stop":
             if not raw:
                 raise OptionError("-o stop= needs a text to stop at")
@@ -454,7 +363,7 @@ def _typed(key: str, raw: str) -> int | float:
     except ValueError:
         number = math.nan
     if isinstance(number, float) and not math.isfinite(number):
-        raise OptionError(f"-o {key}={_shown(raw)[1:-1]}: {key} must be {what}")
+        raise OptionError(f"-o {key}={shown(raw)[1:-1]}: {key} must be {what}")
     return _model_options.check_model_option(key, number, f"-o {key}={raw.strip()}")
 
 
@@ -470,7 +379,7 @@ def parse_keep_alive(value: str | None) -> str | int | None:
 
     found = keep_alive_value(value)
     if found is None:
-        raise OptionError(f"--keep-alive {_shown(value)} {KEEP_ALIVE_HINT}")
+        raise OptionError(f"--keep-alive {shown(value)} {KEEP_ALIVE_HINT}")
     return found
 
 
@@ -483,7 +392,7 @@ def parse_think(think: str | None, no_think: bool) -> bool | str | None:
     if think == "on":
         return True
     if think not in THINK_LEVELS:
-        raise OptionError(f"--think {_shown(think)} is not a level: use {', '.join(THINK_LEVELS)}")
+        raise OptionError(f"--think {shown(think)} is not a level: use {', '.join(THINK_LEVELS)}")
     return think
 
 
