@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from difflib import SequenceMatcher
-from itertools import pairwise
+from itertools import compress, count, pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
@@ -339,7 +339,9 @@ def match_snippet(
     for path in paths:
         shape = shapes[path]
         renamed, numbers = shape.renamed, shape.numbers
-        shared = [i for i, r in enumerate(renamed) if r in known]  # seeds are among them
+        # the file's lines whose key is one of the snippet's (seeds are among them), found by
+        # a pass in C: it runs over every line of every candidate file, each call
+        shared = list(compress(count(), map(known.__contains__, renamed)))
         hits = [numbers[i] for i in shared if renamed[i] in seeds]  # in line order
         units = []
         for fn in shape.functions:
