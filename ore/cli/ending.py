@@ -5,9 +5,10 @@ moment, so that the caller has the exit status without waiting for it.
 Why `os._exit`: the interpreter's own teardown frees every object one by one and collects the
 whole heap once more: 50 to 80 ms of a 400 ms turn on a 2-core machine (bench/README.md), work
 that nobody waits for once stdout is flushed and the exit handlers have run (`ore._fs`'s temp
-file clean-up is one). Only when `main()` is the program (`ending()` is entered by it), and
-only with no other thread alive: a thread could still be writing something, and a fork
-copies only the thread that forks.
+file clean-up is one). Only for the executable (`ore.cli.program` enters `ending()`; a
+program calling `ore.cli.main()` keeps Python's own way out), and only with no other thread
+alive: a thread could still be writing something, and a fork copies only the thread that
+forks.
 
 Why a child for the log: writing the record costs a turn 5 to 10 ms (SQLite's loading, the
 log's code, one transaction; docs/log.md "Cost"), and the answer is out by then. Only when
@@ -15,11 +16,10 @@ nobody reads stderr to its end (a terminal, /dev/null): the child keeps stderr, 
 that cannot be written is still one warning line there, and a pipe's or a file's reader
 would wait for the child or miss that line, so there the record is written before the exit,
 as in a REPL. Stdin and stdout the child lets go at once, so `answer=$(ore ...)` at a
-terminal returns with the parent. Ctrl-C and a
-hang-up right after the answer do not cut the record short (the child ignores them); SIGTERM
-and SIGKILL still end it, which WAL makes safe (the turn is then not logged). Readers of
-the log wait for such children first (`ore.log.db.settle`): `ore log show -1` and
-`--continue` right after a turn find it.
+terminal returns with the parent. Ctrl-C and a hang-up right after the answer do not cut the
+record short (the child ignores them); SIGTERM and SIGKILL still end it, which WAL makes safe
+(the turn is then not logged). Readers of the log wait for such children first
+(`ore.log.writers.settle`): `ore log show -1` and `--continue` right after a turn find it.
 """
 
 from __future__ import annotations
