@@ -24,11 +24,9 @@ structural match (same function shape) scores at least 0.8; matches under 0.5 ar
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import compress, count, pairwise
 from typing import TYPE_CHECKING, Any
@@ -38,6 +36,7 @@ from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context
 from ..index.pool import PARALLEL_MIN, aside
 from ..index.source import SourceLines
+from ..index.stored import paused_gc
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .exactness import settle
@@ -126,23 +125,10 @@ def find_clones(
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
     params = (min_lines, min_tokens, wanted, _UNFLOODED, trivial.RULES, CUTS)
-    with _collector_paused():
+    # the pairing makes millions of tuples and sets and no cycles: each full collection
+    # walked them all (about 2.5 s of a cold `duplicates` on sqlalchemy, freeing nothing)
+    with paused_gc():
         return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while runs are paired: the pairing makes millions of
-    tuples and sets and no cycles, and each full collection walked all of them (about 2.5 s of
-    a cold `duplicates` on sqlalchemy, none of it freeing anything); what a cycle would hold is
-    collected once it is back on."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 #: The symbol kinds whose edges a renamed run is cut at (`runs.Edges`).
