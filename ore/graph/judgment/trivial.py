@@ -82,7 +82,7 @@ def trivial_run(keys: Sequence[int], tokens: Sequence[int], *, context: bool = F
         return True  # fewer distinct lines than the statements asked (in C: called per run)
     if sum(sorted(counts.values())[-2:]) * 4 >= len(keys) * 3:
         return True  # a table
-    return len(set(compress(keys, map(STATEMENT_TOKENS.__le__, tokens)))) < need
+    return few_statements(keys, tokens, context=context)
 
 
 def few_statements(keys: Sequence[int], tokens: Sequence[int], *, context: bool = False) -> bool:
