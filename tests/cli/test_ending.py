@@ -220,3 +220,34 @@ def test_the_program_ends_without_teardown_but_runs_its_exit_handlers(
     assert not list(tmp_path.glob(".*.tmp")), "ore._fs's exit handler removed its temp file"
     assert not (tmp_path / "torn-down").exists(), "no teardown: objects are not freed one by one"
     assert (done.stdout != "") == (code == 0)  # --version's line was flushed before os._exit
+
+
+@pytest.mark.invariant
+def test_a_repl_turn_at_a_terminal_is_logged_before_the_next_prompt(
+    ore_env: dict[str, str],
+) -> None:
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [ORE or "ore", "--model", "llama3.2:latest", "-c"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=ore_env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        _drain(master, 2.0)  # the banner and the first prompt
+        os.write(master, b"first in the repl\r")
+        shown = _drain(master, 3.0)
+        assert b"echo: first in the repl" in shown
+        listed = run_ore("log", "list", "-n", "5", env=ore_env)  # the REPL still running
+        assert proc.poll() is None
+        assert "first in the repl" in listed.stdout, listed.stderr
+        os.write(master, b"/exit\r")
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
