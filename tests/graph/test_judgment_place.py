@@ -88,6 +88,32 @@ def test_a_mixed_case_word_of_the_description_matches_a_folder_named_by_it(tmp_p
     assert _first(root, "the PostgreSQL dialect")[0] == "lib/dialects/postgresql/base.py"
 
 
+@pytest.mark.parametrize(
+    ("description", "owner"),
+    [
+        ("upload a file to S3", "lib/storage/s3.py"),
+        ("parse an IPv6 address", "lib/net/ipv6.py"),
+        ("read an X509 certificate", "lib/crypto/x509.py"),
+    ],
+)
+def test_a_name_of_letters_and_digits_is_matched_whole(
+    tmp_path: Path, description: str, owner: str
+) -> None:
+    """`s3.py`'s words are `s` and `3`, too short to be terms: the name counts whole."""
+    root = _tree(
+        tmp_path / "repo",
+        {
+            "lib/storage/s3.py": _functions("put_object", "get_object", "presign"),
+            "lib/storage/local.py": _functions("upload_file", "read_file", "file_path"),
+            "lib/net/ipv6.py": _functions("parse", "compress_groups"),
+            "lib/net/interfaces.py": _functions("parse_address", "interface_address"),
+            "lib/crypto/x509.py": _functions("load_pem", "subject_name"),
+            "lib/crypto/certificate_store.py": _functions("read_certificate", "trust"),
+        },
+    )
+    assert _first(root, description)[0] == owner
+
+
 def test_a_file_goes_by_its_own_name_or_its_folders_when_that_name_says_no_feature() -> None:
     assert own_name("lib/centrality/betweenness_subset.py") == "betweenness_subset"
     assert own_name("lib/pool/base.py") == "pool"

@@ -154,6 +154,8 @@ _ENTRY = frozenset({"__init__", "index", "mod"})
 _GENERIC = frozenset(
     {"init", "index", "mod", "base", "core", "impl", "main", "common", "util", "utils", "api"}
 )
+#: A word of letters and digits (`s3`, `ipv6`, `x509`): `name_compounds`.
+_COMPOUND = re.compile(r"[A-Za-z]+[0-9][A-Za-z0-9]*")
 #: Where the Latin letters end (Latin Extended-B): their accents are folded away.
 _LATIN_END = 0x250
 #: Endings a stem drops, longest first where one ends another.
@@ -220,6 +222,17 @@ def own_name(path: str) -> str:
     return folders.rpartition("/")[2]
 
 
+def name_compounds(path: str) -> list[str]:
+    """The terms of letters and digits the file's own name is written with (`s3`, `ipv6`,
+    `x509`, `http2`), stemmed as a description's whole words are: split, their words are a
+    letter or two and a number, too short to be terms, so the name counts whole."""
+    folders, _, base = path.rpartition("/")
+    raw = base.split(".", 1)[0]
+    if not any(w not in _GENERIC for w in split_words(raw)) and folders:
+        raw = folders.rpartition("/")[2]  # as `own_name`: the folder's name
+    return [stem(c.lower()) for c in _COMPOUND.findall(raw)]
+
+
 def _name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
     """The share of the words of a file's own name that the query's terms cover, and those
     terms. A term covers a word it is the stem of; a word written as several (`unitofwork`,
@@ -282,6 +295,8 @@ def _file_terms(g: GraphView, path: str) -> dict[str, tuple[float, str]]:
         for term in query_terms(text):
             if term not in terms or terms[term][0] < _WEIGHTS[where]:
                 terms[term] = (_WEIGHTS[where], where)
+    for term in name_compounds(path):
+        terms[term] = (_WEIGHTS["name"], "name")
     return terms
 
 
@@ -324,6 +339,9 @@ def suggest_place(
                 score += weight * math.log(1 + n / df[term])
                 reasons[where].append(term)
         coverage, named = _name_coverage(own_name(path), asked)
+        compounds = name_compounds(path)
+        if compounds and all(c in asked for c in compounds):  # `s3.py` for "... to S3"
+            coverage = 1.0
         for term in named:  # held in a longer word of the name: `flow` in `maxflow`
             if term not in found:
                 score += _WEIGHTS["name"] * math.log(1 + n / max(df[term], 1))
