@@ -11,6 +11,9 @@ first owner ranks (within the first five, else "-").
 
     python bench/place_bench.py networkx=DIR werkzeug=DIR sqlalchemy=DIR httpx=DIR ... [--json]
 
+cryptography, pygments and httpcore2 (names of letters and digits: `s3.py`, `x509`) are run
+on a folder holding the installed package: `cryptography=DIR` where DIR/cryptography is it.
+
 The committed answers (`judgment_samples/place_answers.json`) are this command's `--json`.
 
 Each DIR is the unpacked sdist (`pip download --no-deps --no-binary :all: NAME==VERSION`).
@@ -37,6 +40,8 @@ RC = "rich/"
 FL = "src/flask/"
 RQ = "src/requests/"
 JJ = "src/jinja2/"
+CR = "cryptography/"
+ASYM = CR + "hazmat/primitives/asymmetric/"
 
 #: project -> (description, the files that own the feature)
 QUERIES: dict[str, list[tuple[str, set[str]]]] = {
@@ -155,6 +160,22 @@ QUERIES: dict[str, list[tuple[str, set[str]]]] = {
     "rich": [
         ("draw a progress bar", {RC + "progress_bar.py", RC + "bar.py", RC + "progress.py"}),
         ("highlight source code syntax", {RC + "highlighter.py", RC + "syntax.py"}),
+    ],
+    # Names of letters and digits (the `name_compounds` rule), on packages installed beside
+    # ORE (DIR: a folder holding the package, e.g. a copy of site-packages/cryptography).
+    "cryptography": [
+        ("sign data with an Ed25519 private key", {ASYM + "ed25519.py"}),
+        ("X25519 key exchange", {ASYM + "x25519.py"}),
+        ("derive a key from a password with PBKDF2", {CR + "hazmat/primitives/kdf/pbkdf2.py"}),
+        ("load an X509 certificate from PEM", {CR + "x509/base.py"}),
+        ("Ed448 signatures", {ASYM + "ed448.py"}),
+    ],
+    "pygments": [
+        ("a lexer for JSON5", {"pygments/lexers/json5.py"}),
+        ("highlight Modula2 source", {"pygments/lexers/modula2.py"}),
+    ],
+    "httpcore2": [
+        ("an HTTP2 connection", {"httpcore2/_sync/http2.py", "httpcore2/_async/http2.py"}),
     ],
 }
 
