@@ -51,10 +51,11 @@ def _terminal_turn(env: dict[str, str], prompt: str) -> tuple[subprocess.Popen[b
     return proc, master
 
 
-def _drain(master: int, seconds: float) -> bytes:
+def _drain(master: int, seconds: float, until: bytes | None = None) -> bytes:
+    """What the terminal shows for `seconds`, or until it shows `until`."""
     out = bytearray()
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (until is None or until not in out):
         ready, _, _ = select.select([master], [], [], 0.1)
         if ready:
             try:
@@ -237,9 +238,9 @@ def test_a_repl_turn_at_a_terminal_is_logged_before_the_next_prompt(
     )
     os.close(slave)
     try:
-        _drain(master, 2.0)  # the banner and the first prompt
+        _drain(master, 1.0)  # the banner and the first prompt
         os.write(master, b"first in the repl\r")
-        shown = _drain(master, 3.0)
+        shown = _drain(master, 20.0, until=b"echo: first in the repl")
         assert b"echo: first in the repl" in shown
         listed = run_ore("log", "list", "-n", "5", env=ore_env)  # the REPL still running
         assert proc.poll() is None
