@@ -12,6 +12,8 @@ execution artifact plus the columns a listing needs, searchable (FTS5) and repla
 - `records`: what is kept of a turn (`record`); `rows`: a logged turn read back (`LoggedTurn`).
 - `queries`: listings, search, usage, rm, prune, export, and a logged turn as a session.
 - `dates`: the dates `--since` and `--before` take.
+- `writers`: where the log is (`log_path`), and the records still being written by a turn's
+  child after its exit (`hold`; readers `settle` first).
 
 It calls no model, prints nothing and imports neither click nor the CLI. Names load on first
 use: a turn pays only for what recording needs.
