@@ -12,9 +12,10 @@ forks.
 
 Why a child for the log: writing the record costs a turn 5 to 10 ms (SQLite's loading, the
 log's code, one transaction; docs/log.md "Cost"), and the answer is out by then. Only when
-nobody reads stderr to its end (a terminal, /dev/null): the child keeps stderr, so a record
-that cannot be written is still one warning line there, and a pipe's or a file's reader
-would wait for the child or miss that line, so there the record is written before the exit,
+stderr is a terminal, where a person waits for the prompt: the child keeps stderr, so a
+record that cannot be written is still one warning line there. Anywhere else a program ran
+`ore`, and it may read `log.db` itself the moment `ore` exits (a pipe's reader would wait for
+the child anyway, a file's could miss its line): the record is written before the exit there,
 as in a REPL. Stdin and stdout the child lets go at once, so `answer=$(ore ...)` at a
 terminal returns with the parent. Ctrl-C and a hang-up right after the answer do not cut the
 record short (the child ignores them); SIGTERM and SIGKILL still end it, which WAL makes safe
@@ -25,7 +26,6 @@ record short (the child ignores them); SIGTERM and SIGKILL still end it, which W
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -54,15 +54,11 @@ def ending() -> Iterator[list[Callable[[], None]]]:
 
 
 def deferring() -> bool:
-    """Whether `after_exit` defers: `main()` is the program, and nobody reads its stderr to the
-    end (a terminal, /dev/null, or none). A pipe's or a file's reader would wait for the child
-    or miss its line: the work is done before the exit then."""
-    if _left is None:
-        return False
-    try:
-        return stat.S_ISCHR(os.fstat(2).st_mode)
-    except OSError:
-        return True  # stderr closed: nobody reads it
+    """Whether `after_exit` defers: `main()` is the program and its stderr is a terminal, where
+    a person waits for the prompt. Anything else is a program's (a pipe, a file, /dev/null, or
+    none): it may read the log the moment `ore` exits, a pipe's reader would wait for the child
+    anyway and a file's could miss its line, so the work is done before the exit then."""
+    return _left is not None and os.isatty(2)
 
 
 def after_exit(work: Callable[[], None]) -> bool:

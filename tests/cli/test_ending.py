@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import ORE, needs_ore, run_ore
@@ -111,22 +112,30 @@ def test_ctrl_c_or_a_hang_up_after_the_answer_does_not_cut_the_record_short(
 
 
 @pytest.mark.invariant
-def test_into_a_pipe_the_record_is_written_before_the_exit(
-    ore_env: dict[str, str], tmp_path: Path
+@pytest.mark.parametrize("stderr", ["pipe", "devnull", "file"])
+def test_a_program_s_turn_is_logged_before_the_exit(
+    ore_env: dict[str, str], tmp_path: Path, stderr: str
 ) -> None:
+    """A pipe, a file or /dev/null on stderr is a program's: it may read `log.db` itself the
+    moment `ore` exits, so the record is in by then."""
     assert run_ore("--model", "llama3.2:latest", "first", env=ore_env).returncode == 0
+    sink: Any = {"pipe": subprocess.PIPE, "devnull": subprocess.DEVNULL}.get(stderr)
+    if sink is None:
+        sink = (tmp_path / "stderr.txt").open("wb")
     with log_locked(tmp_path):
         proc = subprocess.Popen(
             [ORE or "ore", "--model", "llama3.2:latest", "second"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=sink,
             env=ore_env,
         )
         time.sleep(1.0)
         assert proc.poll() is None, "the record is written before the exit status is given"
     out, err = proc.communicate(timeout=15)
-    assert (proc.returncode, out, err) == (0, b"echo: second\n", b"")
+    if stderr == "file":
+        sink.close()
+    assert (proc.returncode, out, err or b"") == (0, b"echo: second\n", b"")
     db = sqlite3.connect(f"file:{tmp_path / 'log.db'}?mode=ro", uri=True)
     assert [r[0] for r in db.execute("SELECT prompt FROM turns ORDER BY id")] == [
         "first",
