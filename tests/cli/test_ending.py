@@ -151,7 +151,7 @@ def test_a_record_written_after_the_exit_still_says_when_it_fails(
     (tmp_path / "log.db").write_bytes(b"not a database at all " * 100)
     proc, master = _terminal_turn(ore_env, "hello")
     out, _ = proc.communicate(timeout=15)
-    shown = _drain(master, 5)
+    shown = _drain(master, 20, until=b"database")
     os.close(master)
     assert (proc.returncode, out) == (0, b"echo: hello\n")
     lines = [line for line in shown.decode().splitlines() if line.strip()]
