@@ -147,6 +147,29 @@ def _replies(out: bytes) -> dict[int, dict[str, Any]]:
     return {m["id"]: m for m in map(json.loads, out.decode().splitlines()) if "id" in m}
 
 
+def _ended(proc: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bytes]:
+    """stdout and stderr read to their ends while the process ends, its stdin left open:
+    `communicate()` would close stdin at once, and the server could then end on the end of its
+    input (exit 0) before its signal task ran."""
+    import threading
+
+    read: dict[str, bytes] = {}
+
+    def drain(name: str, stream: Any) -> None:
+        read[name] = stream.read()
+
+    threads = [
+        threading.Thread(target=drain, args=("out", proc.stdout), daemon=True),
+        threading.Thread(target=drain, args=("err", proc.stderr), daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
+    proc.wait(timeout=timeout)
+    for thread in threads:
+        thread.join(timeout=10)
+    return read.get("out", b""), read.get("err", b"")
+
+
 @pytest.mark.invariant
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_during_a_call_ends_the_server_after_its_answer_is_written(
@@ -166,11 +189,13 @@ def test_a_signal_during_a_call_ends_the_server_after_its_answer_is_written(
     time.sleep(0.3)
     proc.send_signal(signum)  # stdin stays open: the signal alone ends the server
     try:
-        out, err = proc.communicate(timeout=60)
+        out, err = _ended(proc, timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
     assert proc.returncode == code, err
     assert b"Traceback" not in err, err
     reply = _replies(out)[3]
