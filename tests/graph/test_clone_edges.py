@@ -1,4 +1,4 @@
-"""Runs that cross a definition's edge (`judgment.runs.Edges`, issue 25): one test's last lines
+"""Runs that cross a definition's edge (`judgment.cuts.Edges`, issue 25): one test's last lines
 with the next test's first ones are two half-copies, not a copy, and are not reported; nor is a
 short exact run (under the minimum in whole lines) joining one model's last line to the next
 model's head. A copy inside one function, a copy of whole functions, a copied function with its

@@ -39,10 +39,11 @@ from ..index.source import SourceLines
 from ..index.stored import paused_gc
 from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
+from .cuts import CUTS, Edges
 from .exactness import settle
 from .lineindex import kept
 from .memo import remembered
-from .runs import CUTS, Edges, LineEnds, line_groups
+from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import held_writes, load_shapes
 from .shapes import FileShape, family, snippet_shape
@@ -131,12 +132,12 @@ def find_clones(
         return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
 
 
-#: The symbol kinds whose edges a renamed run is cut at (`runs.Edges`).
+#: The symbol kinds whose edges a renamed run is cut at (`cuts.Edges`).
 _DEFINITIONS = frozenset({"class", "function", "method", "interface", "enum"})
 
 
 def _definitions(g: GraphView, path: str) -> list[tuple[int, int, int]]:
-    """A file's definitions of more than one line (`runs.Edges`): head, first and last line;
+    """A file's definitions of more than one line (`cuts.Edges`): head, first and last line;
     the head is the first of the definitions of its name right above it (`@overload` stubs)."""
     record = g.index.files.get(path)
     if record is None:

@@ -37,7 +37,7 @@ a generic `class B(decl_base)` test model) is still reported: `symilar` reports 
 rule dropping runs whose every line is in many files cost 7-24 points of recall against it
 on sqlalchemy (docs/graph.md).
 
-Before these rules judge a run, it is cut where it crosses a definition's edge (`runs.Edges`:
+Before these rules judge a run, it is cut where it crosses a definition's edge (`cuts.Edges`:
 one test's last lines with the next one's first are two half-copies), renamed runs and exact
 ones under the minimum in whole lines; each part is judged on its own.
 """
