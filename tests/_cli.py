@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from _forkserver import ForkServer
 
-__all__ = ["ORE", "needs_ore", "one_line_error", "run_in_pty", "run_ore"]
+__all__ = ["ORE", "needs_ore", "one_line_error", "run_in_pty", "run_ore", "spawn_in_pty"]
 
 #: The `ore` installed next to this interpreter (the venv under test), else the one on PATH.
 ORE = shutil.which("ore", path=os.path.dirname(sys.executable)) or shutil.which("ore")
@@ -95,15 +95,12 @@ def without_progress(shown: bytes) -> bytes:
     return _PROGRESS.sub(b"", shown)
 
 
-def run_in_pty(
-    args: list[str],
-    env: dict[str, str],
-    typed: Sequence[str] = (),
-    timeout: float = 30,
-    columns: int = 100,
-) -> bytes:
-    """`ore ARGS` with stdin, stdout and stderr on one pseudo-terminal (40 rows, `columns` wide); each of `typed`
-    is typed after the output so far has gone quiet. Returns everything ORE wrote."""
+def spawn_in_pty(
+    args: list[str], env: dict[str, str], columns: int = 100
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`ore ARGS` started with stdin, stdout and stderr on one pseudo-terminal (40 rows,
+    `columns` wide, no \\n -> \\r\\n), in a session of its own; the process and the
+    terminal's other end, which the caller reads, writes and closes."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     attrs = termios.tcgetattr(slave)
@@ -118,6 +115,19 @@ def run_in_pty(
         start_new_session=True,
     )
     os.close(slave)
+    return proc, master
+
+
+def run_in_pty(
+    args: list[str],
+    env: dict[str, str],
+    typed: Sequence[str] = (),
+    timeout: float = 30,
+    columns: int = 100,
+) -> bytes:
+    """`ore ARGS` with stdin, stdout and stderr on one pseudo-terminal (40 rows, `columns` wide); each of `typed`
+    is typed after the output so far has gone quiet. Returns everything ORE wrote."""
+    proc, master = spawn_in_pty(args, env, columns)
     out = bytearray()
     pending = list(typed)
     deadline = time.monotonic() + timeout

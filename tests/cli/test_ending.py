@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import ORE, needs_ore, run_ore
+from _cli import ORE, needs_ore, run_ore, spawn_in_pty
 
 from ore.log.writers import WRITERS_SUFFIX, hold, settle
 
@@ -236,16 +236,7 @@ def test_the_program_ends_without_teardown_but_runs_its_exit_handlers(
 def test_a_repl_turn_at_a_terminal_is_logged_before_the_next_prompt(
     ore_env: dict[str, str],
 ) -> None:
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [ORE or "ore", "--model", "llama3.2:latest", "-c"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=ore_env,
-        start_new_session=True,
-    )
-    os.close(slave)
+    proc, master = spawn_in_pty(["--model", "llama3.2:latest", "-c"], ore_env)
     try:
         _drain(master, 1.0)  # the banner and the first prompt
         os.write(master, b"first in the repl\r")
