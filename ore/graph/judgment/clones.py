@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from functools import cache
 from itertools import compress, count, pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -121,7 +122,8 @@ def find_clones(
         # an exact group is the same text everywhere; a subset of another's places is no group
         kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens, lines)
         kept = [c for c in kept if c.kind in wanted]  # `--kind exact`: no exact run found renamed
-        kept.sort(key=lambda c: (all(is_context(o.path) for o in c.occurrences), *_heaviest(c)))
+        context = cache(is_context)  # once per path, not per place of every group
+        kept.sort(key=lambda c: (all(context(o.path) for o in c.occurrences), *_heaviest(c)))
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
