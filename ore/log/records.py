@@ -40,7 +40,7 @@ def record(
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
-    import sqlite3
+    import _sqlite3 as sqlite3  # not `sqlite3`: ore.log.db's docstring says why
 
     from ..artifacts import V3
 

@@ -12,13 +12,10 @@ writer writes before exiting (`hold` gives None) and the reader does not wait.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
 from contextlib import suppress
 from pathlib import Path
 
-from .._fs import open_lock
 from ..paths import ore_home
 
 __all__ = ["LOG_NAME", "WRITERS_SUFFIX", "hold", "log_path", "settle"]
@@ -38,6 +35,8 @@ def log_path() -> Path:
 
 def _open(path: Path, *, create: bool) -> int | None:
     """The lock file of the log at `path`, open (`ore._fs.open_lock`)."""
+    from .._fs import open_lock  # here: a turn that writes its record at once needs no lock
+
     if create:
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -50,6 +49,8 @@ def hold(path: Path) -> int | None:
     """A shared hold on the log at `path`'s writers lock, for a record written after its
     process exits (the descriptor, inherited by the child that writes, is closed when it is
     done); None when it cannot be had: write before exiting then."""
+    import fcntl
+
     fd = _open(path, create=True)
     if fd is None:
         return None
@@ -64,6 +65,9 @@ def hold(path: Path) -> int | None:
 def settle(path: Path, timeout: float) -> None:
     """Wait, up to `timeout` seconds, until no record of an ended turn is still being written
     to the log at `path`."""
+    import fcntl
+    import time
+
     fd = _open(path, create=False)
     if fd is None:
         return
