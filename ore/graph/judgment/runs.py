@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from itertools import chain, compress, count, pairwise
 from operator import itemgetter
 
@@ -222,11 +223,15 @@ def _ends(
     ):
         return None
     before = after = 0
-    if i and j:
-        a, b = ends(path_a, view_a[0][i - 1])[::-1], ends(path_b, view_b[0][j - 1])[::-1]
-        before = _shared(a, b)
     if i + n < len(view_a[0]) and j + n < len(view_b[0]):
         after = _shared(ends(path_a, view_a[0][i + n]), ends(path_b, view_b[0][j + n]))
+    if i and j:
+        # a partial first line only adds its line to the span: when even that falls short,
+        # no count of shared tokens helps (a third of the pairs that reach this far)
+        if min(_span(view_a, i, n, 1, after), _span(view_b, j, n, 1, after)) < m:
+            return None
+        a, b = ends(path_a, view_a[0][i - 1]), ends(path_b, view_b[0][j - 1])
+        before = _shared(reversed(a), reversed(b))
     if tokens + before + after < min_tokens:
         return None
     if min(_span(view_a, i, n, before, after), _span(view_b, j, n, before, after)) < m:
@@ -250,8 +255,8 @@ def _reaches(view: TextLines, i: int, n: int, tokens: int, m: int, min_tokens: i
     return tokens + more >= min_tokens and _span(view, i, n, int(i > 0), int(inside)) >= m
 
 
-def _shared(one: list[str], two: list[str]) -> int:
-    """How many leading tokens two lists share."""
+def _shared(one: Iterable[str], two: Iterable[str]) -> int:
+    """How many leading tokens two sequences share."""
     k = 0
     for a, b in zip(one, two, strict=False):
         if a != b:

@@ -347,7 +347,8 @@ def line_tokens(language: str, line: str, *, prose: bool = False) -> list[str]:
     skip = _SKIPS.get(family(language))
     if skip is None:
         return []
-    return _TOKEN.findall(_prose(line) if prose else skip.sub(_drop_comment, line))
+    # `_SPACED`: the same tokens, the blanks before each read in the same match (indentation)
+    return _SPACED.findall(_prose(line) if prose else skip.sub(_drop_comment, line))
 
 
 def _drop_comment(match: re.Match[str]) -> str:
