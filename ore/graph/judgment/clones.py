@@ -90,7 +90,7 @@ def find_clones(
     wanted = tuple(k for k in KINDS if k in kinds)
 
     def compute() -> list[CloneGroup]:
-        with held_writes(g.root) as writes:  # written beside the exact pairing, not before it
+        with held_writes(g.root) as writes:  # written after the exact pairing, not before it
             shapes = load_shapes(g, selected, lean=True)  # no facts nor profiles: not compared
         groups: list[CloneGroup] = []
         files = sorted(shapes)
@@ -103,8 +103,6 @@ def find_clones(
                 found += line_groups(shapes, files, "renamed", min_lines, min_tokens, edges=edges)
             if "structural" in wanted:
                 found += _structural(shapes, files, min_lines, min_tokens)
-            for write in writes:  # the shapes file, for the next query
-                write()
             return found
 
         # renamed and structural groups on another core while this one pairs the exact runs,
@@ -116,6 +114,10 @@ def find_clones(
             if "exact" in wanted:
                 ends = LineEnds(str(g.root), shapes, lines)
                 groups += line_groups(shapes, files, "exact", min_lines, min_tokens, ends, edges)
+            # the shapes file, for the next query: here, while the child still pairs (the
+            # renamed pairing takes longer than the exact one), not on the child's path
+            for write in writes:
+                write()
             groups += rest()
         groups.sort(key=_largest_first)
         kept = _unflooded([c for c in groups if not mostly_prose(c.kind, c.tokens, c.lines)])

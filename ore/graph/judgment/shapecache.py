@@ -46,7 +46,8 @@ _UNSAVED: set[Path] = set()
 @contextmanager
 def held_writes(root: Path) -> Iterator[list[Callable[[], None]]]:
     """The writes of the shapes file `load_shapes` makes inside, held in the list yielded for
-    the caller to run when it suits it (clone pairing: in the child beside the exact pairing),
+    the caller to run when it suits it (clone pairing: after the exact pairing, while the
+    child still pairs the renamed runs),
     unless a long-lived process's writer takes them already (the list then stays empty)."""
     held: list[Callable[[], None]] = []
     if root in DEFERRED:
