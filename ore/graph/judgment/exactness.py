@@ -27,7 +27,7 @@ from itertools import chain, zip_longest
 from ..index.extract import MAX_BYTES
 from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
-from .shapes import line_tokens
+from .shapes import family, line_tokens
 
 __all__ = ["settle"]
 
@@ -50,13 +50,28 @@ class _Files:
 
     def same_text(self, places: Sequence[Occurrence]) -> bool:
         """Whether the places hold the same text, whitespace aside (cheap: no lexing)."""
+        if self._same_lines(places):
+            return True  # the same lines as written: the same layout, not worked out
         first = self._layout(places[0])
         return all(self._layout(o) == first for o in places[1:])
 
     def same_tokens(self, places: Sequence[Occurrence]) -> bool:
         """Whether the places hold the same tokens, layout and comments aside; lines are
         lexed only up to the first difference."""
+        if self._same_lines(places) and len({self._family(o.path) for o in places}) == 1:
+            return True  # the same lines as written, lexed alike: the same tokens, not lexed
         return all(_equal(self._tokens(places[0]), self._tokens(o)) for o in places[1:])
+
+    def _same_lines(self, places: Sequence[Occurrence]) -> bool:
+        """Whether the places hold the same lines, character for character (a list compare)."""
+        lines = self._lines(places[0])
+        return all(self._lines(o) == lines for o in places[1:])
+
+    def _lines(self, o: Occurrence) -> list[str]:
+        return self.text(o.path)[o.start - 1 : o.end]
+
+    def _family(self, path: str) -> str:
+        return family(self.language_of(path))
 
     def _layout(self, o: Occurrence) -> list[str]:
         """The place's non-blank lines with their blanks made one space (by `map`, in C)."""
