@@ -96,11 +96,13 @@ def without_progress(shown: bytes) -> bytes:
 
 
 def spawn_in_pty(
-    args: list[str], env: dict[str, str], columns: int = 100
+    args: list[str], env: dict[str, str], columns: int = 100, *, owner: bool = False
 ) -> tuple[subprocess.Popen[bytes], int]:
     """`ore ARGS` started with stdin, stdout and stderr on one pseudo-terminal (40 rows,
     `columns` wide, no \\n -> \\r\\n), in a session of its own; the process and the
-    terminal's other end, which the caller reads, writes and closes."""
+    terminal's other end, which the caller reads, writes and closes. With `owner`, the
+    terminal is the session's controlling terminal, as `ssh -t`, a tmux window or `script -c`
+    start a command: its exit then hangs the terminal up (SIGHUP to the foreground group)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     attrs = termios.tcgetattr(slave)
@@ -113,9 +115,15 @@ def spawn_in_pty(
         stderr=slave,
         env=env,
         start_new_session=True,
+        preexec_fn=_own_terminal if owner else None,  # after the new session is made
     )
     os.close(slave)
     return proc, master
+
+
+def _own_terminal() -> None:
+    """In the child, its new session made: stdin's terminal becomes its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def run_in_pty(

@@ -18,9 +18,12 @@ record that cannot be written is still one warning line there. Anywhere else a p
 the child anyway, a file's could miss its line): the record is written before the exit there,
 as in a REPL. Stdin and stdout the child lets go at once, so `answer=$(ore ...)` at a
 terminal returns with the parent. Ctrl-C and a hang-up right after the answer do not cut the
-record short (the child ignores them); SIGTERM and SIGKILL still end it, which WAL makes safe
-(the turn is then not logged). Readers of the log wait for such children first
-(`ore.log.writers.settle`): `ore log show -1` and `--continue` right after a turn find it.
+record short (they are ignored from the moment the exit begins, so the child is born ignoring
+them; the terminal's hang-up when `ore` owns it is one); SIGTERM and SIGKILL still end it,
+which WAL makes safe (the turn is then not logged). Where `ore` is process 1 of a PID
+namespace, whose exit kills the whole namespace, nothing is deferred. Readers of the log wait
+for such children first (`ore.log.writers.settle`): `ore log show -1` and `--continue` right
+after a turn find it.
 """
 
 from __future__ import annotations
@@ -57,8 +60,10 @@ def deferring() -> bool:
     """Whether `after_exit` defers: `main()` is the program and its stderr is a terminal, where
     a person waits for the prompt. Anything else is a program's (a pipe, a file, /dev/null, or
     none): it may read the log the moment `ore` exits, a pipe's reader would wait for the child
-    anyway and a file's could miss its line, so the work is done before the exit then."""
-    return _left is not None and os.isatty(2)
+    anyway and a file's could miss its line, so the work is done before the exit then. Nor
+    when `ore` is process 1 of its PID namespace (`docker run -it ... ore`, `unshare -pf`):
+    its exit kills every process left in the namespace, the child too."""
+    return _left is not None and os.isatty(2) and os.getpid() != 1
 
 
 def after_exit(work: Callable[[], None]) -> bool:
@@ -77,6 +82,8 @@ def end(code: int, work: list[Callable[[], None]]) -> NoReturn:
     exit handlers; with other threads alive, through `sys.exit` as usual, the work done first."""
     import threading
 
+    if work:
+        _ignore_interrupts()
     if threading.active_count() > 1:
         _run(work)
         sys.exit(code)
@@ -101,11 +108,9 @@ def _forked(work: list[Callable[[], None]]) -> bool:
         return False
     if pid != 0:
         return True
-    try:  # the child: never returns
+    try:  # the child: never returns; Ctrl-C and a hang-up were ignored before it was made
         import _signal  # type: ignore[import-not-found]  # as ore.cli.command does
 
-        for signum in (_signal.SIGINT, _signal.SIGHUP):
-            _signal.signal(signum, _signal.SIG_IGN)
         _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
         quiet = os.open(os.devnull, os.O_RDWR)
         os.dup2(quiet, 0)
@@ -115,6 +120,20 @@ def _forked(work: list[Callable[[], None]]) -> bool:
             sys.stderr.flush()
     finally:
         os._exit(0)
+
+
+def _ignore_interrupts() -> None:
+    """Ctrl-C and a hang-up ignored from here on, before the child is forked, which inherits
+    that: the exit status is decided, and the work left must not be cut short. Set in the child
+    instead, they came too late: when `ore` owns its terminal (`ssh -t host ore ...`, a tmux
+    window, `script -c`), its exit hangs the terminal up and the kernel sends SIGHUP to the
+    foreground group within a millisecond, which killed the child before its first lines ran
+    (7 records of 20 lost, with no line said); and a Ctrl-C landing in Python's own fork
+    hooks printed a traceback."""
+    import _signal
+
+    for signum in (_signal.SIGINT, _signal.SIGHUP):
+        _signal.signal(signum, _signal.SIG_IGN)
 
 
 def _run(work: list[Callable[[], None]]) -> None:

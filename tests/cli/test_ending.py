@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -109,6 +110,78 @@ def test_ctrl_c_or_a_hang_up_after_the_answer_does_not_cut_the_record_short(
     assert "second" in listed.stdout, listed.stderr
     _drain(master, 0.5)
     os.close(master)
+
+
+#: Makes a forked child of `ore` slow to start (0.3 s in Python's after-fork hooks, before a
+#: line of ORE's runs): a signal that reaches it in that time finds whatever it was born with.
+SLOW_CHILD = "import os, time\nos.register_at_fork(after_in_child=lambda: time.sleep(0.3))\n"
+
+
+@pytest.mark.invariant
+def test_a_turn_whose_exit_hangs_up_its_terminal_is_still_logged(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`ssh -t host ore q`, a tmux window, `script -c 'ore q'`: `ore` owns its terminal, and
+    its exit hangs the terminal up: the kernel sends SIGHUP to the foreground group, the
+    record's child with it, within a millisecond. The child is born ignoring it (and Ctrl-C),
+    so however slowly it starts, every turn is logged, and nothing but the answer is shown."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text(SLOW_CHILD)
+    env = {**ore_env, "PYTHONPATH": str(slow)}
+    turns = 3
+    for number in range(turns):
+        proc, master = spawn_in_pty(
+            ["--model", "llama3.2:latest", f"owned {number}"], env, owner=True
+        )
+        shown = _drain(master, 10)  # until every holder of the terminal has closed it
+        os.close(master)
+        assert proc.wait(timeout=10) == 0
+        assert shown.strip() == f"echo: owned {number}".encode()
+    settle(tmp_path / "log.db", 10.0)
+    listed = run_ore("log", "list", "-n", "50", env=ore_env).stdout
+    logged = {
+        line.split("owned ")[1].split()[0] for line in listed.splitlines() if "owned " in line
+    }
+    assert logged == {str(number) for number in range(turns)}, listed
+
+
+def _pid_namespaces() -> bool:
+    """Whether this machine lets a test start a process as process 1 of a new PID namespace."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    try:
+        done = subprocess.run([unshare, "-pf", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.invariant
+def test_process_1_of_a_pid_namespace_logs_its_turn_before_it_exits(
+    ore_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`docker run -it ... ore q`: `ore` is process 1 of its PID namespace, whose exit kills
+    every process left in it; at a terminal too, the record is written before the exit."""
+    if not _pid_namespaces():
+        pytest.skip("this machine does not let a process start a PID namespace (unshare -pf)")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        ["unshare", "-pf", ORE or "ore", "--model", "llama3.2:latest", "first of its kind"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=ore_env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    out, _ = proc.communicate(timeout=30)
+    _drain(master, 0.5)
+    os.close(master)
+    assert (proc.returncode, out) == (0, b"echo: first of its kind\n")
+    listed = run_ore("log", "list", "-n", "5", env=ore_env)
+    assert "first of its kind" in listed.stdout, listed.stderr
 
 
 @pytest.mark.invariant
