@@ -26,6 +26,7 @@ and exit 1. Never 0 when output was lost.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sys
@@ -266,10 +267,12 @@ def out(text: str | bytes, *, nl: bool = True) -> None:
     if stream is None:
         raise OutputLost("cannot write to stdout: it is closed")
     try:
-        if isinstance(text, bytes):
+        binary: Any = getattr(stream, "buffer", None)
+        if isinstance(text, bytes) or isinstance(binary, io.RawIOBase):
+            data = text if isinstance(text, bytes) else _encoded(stream, text)
             stream.flush()
-            stream.buffer.write(text + b"\n" if nl else text)
-            stream.buffer.flush()
+            _write_all(binary, data + b"\n" if nl else data)
+            binary.flush()
         else:
             _write_text(stream, text + "\n" if nl else text)
             stream.flush()
@@ -277,6 +280,34 @@ def out(text: str | bytes, *, nl: bool = True) -> None:
         raise output_lost(exc) from None
     if text or nl:
         _stdout_line_open = not nl and text[-1:] not in (b"\n", "\n")
+
+
+def _write_all(binary: Any, data: bytes) -> None:
+    """All of `data` on `binary`. Under `PYTHONUNBUFFERED=1` or `python -u` (set in many
+    container images), stdout's binary layer is the raw file, whose `write` writes what the
+    pipe takes at once and says how much: the rest is written again here, never dropped (a
+    2 MB answer into `head -c1` ended 0, the rest of it silently gone, instead of 141). A
+    buffered layer writes it all, or raises."""
+    view = memoryview(data)
+    while view:
+        written = binary.write(view)
+        if written is None:  # a non-blocking stdout that is full: wait until it takes more
+            import select
+
+            select.select([], [binary.fileno()], [])
+            continue
+        view = view[written:]
+
+
+def _encoded(stream: Any, text: str) -> bytes:
+    """`text` in `stream`'s encoding, as `_write_text` would write it."""
+    encoding, errors = stream.encoding or "utf-8", stream.errors or "strict"
+    try:
+        return text.encode(encoding, errors)
+    except UnicodeEncodeError:
+        from ..types import valid_text
+
+        return valid_text(text).encode(encoding, errors)
 
 
 def _write_text(stream: Any, text: str) -> None:

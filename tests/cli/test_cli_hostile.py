@@ -208,6 +208,25 @@ def test_a_broken_pipe_is_quiet_exits_141_and_the_turn_is_kept(fake_ollama, ore_
     assert len(saved_contents(ore_env, "s")) == 2
 
 
+@pytest.mark.invariant
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_large_answer_is_written_whole_even_with_stdout_unbuffered(
+    fake_ollama, ore_env, unbuffered
+) -> None:
+    """PYTHONUNBUFFERED=1 (many container images set it) makes stdout's binary layer the raw
+    file, whose one write takes what the pipe takes and says how much: the rest is written
+    too, never dropped, and a reader that goes away early still means 141."""
+    fake_ollama.reply = "word " * 400_000  # 2 MB in one write, far more than a pipe takes
+    env = {k: v for k, v in ore_env.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    whole = shell('"$ORE" hi | wc -c', env)
+    assert int(whole.stdout) == len(fake_ollama.reply) + 1, whole.stderr
+    cut = shell('"$ORE" hi | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}"', env)
+    assert cut.stdout.strip() == "141", cut.stderr
+    assert cut.stderr == ""
+
+
 @pytest.mark.parametrize("flags", [["hi"], ["--json", "hi"], ["--help"]])
 def test_a_closed_stdout_is_never_a_success(fake_ollama, ore_env, flags) -> None:
     args = " ".join(flags)
