@@ -5,10 +5,11 @@ version table so that a newer ORE reads an older log and an older ORE refuses a 
 The file is untrusted input: a symlink, a FIFO, a directory, garbage or a log from a future
 ORE is one `LogError` line, and the file is never replaced or rewritten to make it fit.
 
-What a turn's record runs imports SQLite's C module `_sqlite3` itself: `sqlite3` is that module
-under a package, plus date and time adapters the log never uses, 0.6 ms more of every logged
-turn (docs/log.md "Cost"). The classes are the same ones (`sqlite3.Error` is
-`_sqlite3.Error`), so code importing `sqlite3` catches what this raises.
+What a turn's record runs imports SQLite's C module `_sqlite3` itself (CPython's and PyPy's
+name for it since Python 2.5; typeshed types it): the `sqlite3` package is that module plus date
+and time adapters the log never uses, 0.6 ms more of every logged turn (docs/log.md "Cost").
+The classes are the same ones (`sqlite3.Error` is `_sqlite3.Error`), so code importing
+`sqlite3` catches what this raises.
 """
 
 from __future__ import annotations
@@ -90,11 +91,17 @@ def _check_file(path: Path, *, create: bool) -> bool:
         raise LogError(f"cannot read the turn log {path}: {_os_words(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
         raise _refuse(path, _kind(st.st_mode))
-    if st.st_mode & 0o077 and st.st_uid == os.getuid():
-        # The log holds what turns sent (tool output too): never readable by others.
-        with suppress(OSError):
-            os.chmod(path, 0o600)
     return True
+
+
+def _keep_private(path: Path) -> None:
+    """The log holds what turns sent (tool output too): never readable by others. Made so only
+    once the file is known to be ORE's log (`_version`): a foreign file at the path, or a hard
+    link to one, is refused with its mode as it was."""
+    with suppress(OSError):
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and st.st_uid == os.getuid():
+            os.chmod(path, 0o600)
 
 
 def _create(path: Path) -> bool:
@@ -123,7 +130,7 @@ def connect(
     :raises LogError: the path holds something else than a log, the file is not SQLite or is
         corrupt, it was written by a newer ORE, or it cannot be opened or written.
     """
-    import _sqlite3 as sqlite3  # the module's docstring says why
+    import _sqlite3 as sqlite3  # not the `sqlite3` package: the module's docstring says why
 
     path = log_path() if path is None else path
     if settle:
@@ -142,6 +149,7 @@ def connect(
         version = _version(db, path)  # a foreign or newer file is refused, never changed
         if version > SCHEMA_VERSION:
             raise _newer(path, version)
+        _keep_private(path)
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
             db.execute("PRAGMA journal_mode=WAL")
@@ -236,7 +244,7 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
     checkpoint still syncs the log before copying it into the database and the database before
     the log is reused. If the read-only connection cannot be had, the writer closes as before.
     """
-    import _sqlite3 as sqlite3  # the module's docstring says why
+    import _sqlite3 as sqlite3  # not the `sqlite3` package: the module's docstring says why
 
     try:
         grown = os.stat(f"{path}-wal").st_size >= WAL_LIMIT_BYTES

@@ -40,7 +40,7 @@ def record(
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
-    import _sqlite3 as sqlite3  # not `sqlite3`: ore.log.db's docstring says why
+    import _sqlite3 as sqlite3  # not the `sqlite3` package: ore.log.db's docstring says why
 
     from ..artifacts import V3
 

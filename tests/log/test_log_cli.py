@@ -97,6 +97,9 @@ def test_the_log_is_private(fake_ollama, ore_env) -> None:
         for name in files:
             mode = (Path(ore_env["ORE_HOME"]) / name).stat().st_mode
             assert stat.S_IMODE(mode) == 0o600, name
+    os.chmod(log_db(ore_env), 0o644)  # as a restore from a backup may leave it
+    ok(ore("after the restore", env=ore_env))
+    assert stat.S_IMODE(log_db(ore_env).stat().st_mode) == 0o600
 
 
 # -- many writers, kill -9 ---------------------------------------------------------------------
@@ -294,8 +297,8 @@ def _snapshot(home: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for path in sorted(home.iterdir()):
         st = os.lstat(path)
-        if stat.S_ISREG(st.st_mode):
-            seen[path.name] = path.read_bytes()
+        if stat.S_ISREG(st.st_mode):  # its mode too: a foreign file is not made private
+            seen[path.name] = (path.read_bytes(), stat.S_IMODE(st.st_mode))
         elif stat.S_ISLNK(st.st_mode):
             seen[path.name] = ("link", os.readlink(path))
         else:
