@@ -51,7 +51,13 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
     from .console import warn
 
     files_apply(o)
-    config = load_config(ignore=o.no_config, on_unusable_home=warn)
+
+    def unusable(why: str) -> None:
+        # The turn log lives there too: one line says both (`logging_enabled` then keeps out).
+        without = "the config file" if o.no_log else "the config file and the turn log"
+        warn(f"{why}; going on without {without}")
+
+    config = load_config(ignore=o.no_config, on_unusable_home=unusable)
     if replay:  # the file's turn defaults are not the artifact's: only its server counts
         from dataclasses import replace
 

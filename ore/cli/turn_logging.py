@@ -59,9 +59,12 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
     from ..errors import ConfigError, HomeUnusable
 
     if not no_config:
-        # An unusable home was told once already (the turn's own config read); the log's own
-        # write then fails with its line.
-        return bool(load_config(on_unusable_home=lambda _: None).log)
+        # An unusable home was told once already, by the turn's own config read, in a line
+        # that says the turn goes on without the log (`ore.cli.request.configured`): the log
+        # there could not be written either, and a second line would say so again.
+        unusable: list[str] = []
+        config = load_config(on_unusable_home=unusable.append)
+        return not unusable and bool(config.log)
     try:
         return log_switch() is not False
     except HomeUnusable:

@@ -104,8 +104,9 @@ def load_config(
 ) -> Config:
     """The config file's values; defaults when there is no file, or `ignore` (`--no-config`).
 
-    :param on_unusable_home: when given, a home folder that cannot be read is told to it (one
-        line) and the defaults are used: a turn never stops because the home is unusable.
+    :param on_unusable_home: when given, a home folder that cannot be read is told to it (why,
+        for the caller's one line, which says what it goes on without) and the defaults are
+        used: a turn never stops because the home is unusable.
     :raises ConfigError: the file cannot be read, is not TOML, or holds a value of the wrong
         kind; the message names the file and, where it can, the line.
     """
@@ -117,7 +118,7 @@ def load_config(
     except HomeUnusable as exc:
         if on_unusable_home is None:
             raise
-        on_unusable_home(f"{exc}; going on without the config file")
+        on_unusable_home(str(exc))
         return Config()
     if text is None:
         return Config()

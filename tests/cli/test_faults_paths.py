@@ -131,6 +131,11 @@ def test_a_home_that_cannot_be_read_still_runs_a_plain_turn(
 ) -> None:
     home = tmp_path / "home"
     make(home)
-    used = run_ore("hi", env={**ore_env, "ORE_HOME": str(home)})
-    assert used.returncode == 0, used.stderr
-    assert used.stdout == "echo: hi\n" and "Traceback" not in used.stderr
+    for flags, without in (((), "the config file and the turn log"), (("--no-log",), "")):
+        used = run_ore(*flags, "hi", env={**ore_env, "ORE_HOME": str(home)})
+        assert used.returncode == 0, used.stderr
+        assert used.stdout == "echo: hi\n" and "Traceback" not in used.stderr
+        # One line for the one cause: the config file and the log both live there.
+        (said,) = used.stderr.splitlines()
+        assert said.startswith("Warning: cannot read ORE's home") and str(home) in said
+        assert said.endswith(f"going on without {without or 'the config file'}")
