@@ -97,11 +97,18 @@ def _check_file(path: Path, *, create: bool) -> bool:
 def _keep_private(path: Path) -> None:
     """The log holds what turns sent (tool output too): never readable by others. Made so only
     once the file is known to be ORE's log (`_version`): a foreign file at the path, or a hard
-    link to one, is refused with its mode as it was."""
+    link to one, is refused with its mode as it was. Changed through the file itself, opened
+    without following a symlink or waiting on a FIFO, so a path swapped meanwhile is left be."""
     with suppress(OSError):
-        st = os.lstat(path)
-        if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and st.st_uid == os.getuid():
-            os.chmod(path, 0o600)
+        if not os.lstat(path).st_mode & 0o077:
+            return  # as it should be: nothing opened
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and st.st_uid == os.getuid():
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
 
 
 def _create(path: Path) -> bool:

@@ -205,3 +205,28 @@ def test_a_search_ranks_the_newest_matches_of_a_very_common_word(tmp_path, monke
     assert [t.id for t in search("nginx", path=path)] == [1, 5, 4, 3, 2]
     monkeypatch.setattr(queries, "RANKED", 3)
     assert [t.id for t in search("nginx", path=path)] == [5, 4, 3]
+
+
+def test_a_log_swapped_for_a_symlink_after_its_check_is_never_made_private_through_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A readable log is made 0600 through the file itself, opened without following a link:
+    a path swapped for a symlink between the look and the change leaves the link's target be."""
+    import os
+    import stat
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not the log")
+    victim.chmod(0o644)
+    path = tmp_path / "log.db"
+    path.symlink_to(victim)
+    real_lstat = os.lstat
+    looked = victim.stat()  # what the look saw: a regular file readable by others
+
+    def lstat(name, *args, **kwargs):
+        return looked if Path(name) == path else real_lstat(name, *args, **kwargs)
+
+    monkeypatch.setattr(log_db.os, "lstat", lstat)
+    log_db._keep_private(path)
+    monkeypatch.undo()
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644
