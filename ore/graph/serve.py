@@ -29,12 +29,14 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import stat
 import threading
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from ..errors import GraphError
 from .graph import CodeGraph, open_graph
 from .index.load import check_root
 from .patch import Links, PatchedRecords, patch
@@ -53,6 +55,7 @@ class WarmGraph:
         self, root: str | os.PathLike[str], *, jobs: int | None = None, ahead: bool = False
     ) -> None:
         self.root: Path = check_root(root)
+        self._root_id = _identity(self.root)  # the folder itself, not its path (`same_root`)
         self._jobs = jobs
         self._lock = threading.RLock()  # one refresh at a time (a call's, or the read ahead's)
         self._ahead: _Ahead | None = _Ahead(self) if ahead else None
@@ -72,6 +75,7 @@ class WarmGraph:
     def graph(self) -> CodeGraph:
         """The up-to-date graph: the one in memory when nothing changed since the last call."""
         with self._lock:
+            self.same_root()
             try:
                 return self._refreshed()
             except BaseException:
@@ -123,6 +127,20 @@ class WarmGraph:
         self.refreshes += 1
         return graph
 
+    def same_root(self) -> None:
+        """GraphError unless the root path still names the folder the graph started on: a
+        root removed, renamed away, or swapped for a symbolic link (to a folder outside it) is
+        never read through; a server asks to be started again instead."""
+        try:
+            now = _identity(self.root, follow=False)
+        except OSError:
+            now = None
+        if now != self._root_id:
+            raise GraphError(
+                f"the root {self.root} is no longer the folder this server started on (it was "
+                "removed, moved or replaced); start the server again on the folder to serve"
+            )
+
     def close(self) -> None:
         """Finish writing the cache and stop watching the tree."""
         from .judgment import lineindex, shapecache
@@ -135,6 +153,13 @@ class WarmGraph:
         if self._watch is not None:
             self._watch.close()
             self._watch = None
+
+
+def _identity(path: Path, *, follow: bool = True) -> tuple[int, int] | None:
+    """A folder's identity (device, inode); None when `path` is not a folder (without `follow`,
+    a symbolic link is not one)."""
+    st = os.stat(path) if follow else os.lstat(path)
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 class _Ahead:

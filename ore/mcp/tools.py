@@ -153,6 +153,7 @@ def call_tool(warm: WarmGraph, name: str, given: Any) -> Reply:
         reply = fitted(data)
         if reply.error and "window" in args and answer is not None:
             reply = _narrowed(warm, answer, args)
+        warm.same_root()  # swapped during the call: what was read may not be the root's
     except GraphError as exc:
         return Reply(str(exc), error=True)
     except (OSError, ValueError, RecursionError) as exc:  # a file gone mid-answer, bad input

@@ -292,3 +292,30 @@ def test_a_request_the_client_cancelled_is_not_waited_for_when_stdin_ends(tmp_pa
         3,
     ]  # the cancelled one is never answered (the spec), nor waited on
     assert replies[3]["result"]["structuredContent"]["result"]
+
+
+@pytest.mark.invariant
+def test_a_root_swapped_for_a_link_to_another_folder_is_never_read_through(
+    tmp_path: Path,
+) -> None:
+    """The root is fixed when the server starts: the folder, not its path. Removed and put back
+    as a symbolic link to a folder outside it, it is refused at the next call (`search`,
+    `get_context`), and nothing of the other folder is answered."""
+    root, outside, home = tmp_path / "R", tmp_path / "out", tmp_path / "home"
+    root.mkdir()
+    (root / "core.py").write_text("def f():\n    return 1\n")
+    outside.mkdir()
+    (outside / "core.py").write_text('SECRET_TOKEN = "xyz"\n')
+
+    async def body(session: ClientSession) -> Any:
+        assert not (await session.call_tool("stats", {})).is_error
+        shutil.rmtree(root)
+        root.symlink_to(outside, target_is_directory=True)
+        found = await session.call_tool("search", {"query": "SECRET"})
+        shown = await session.call_tool("get_context", {"file": "core.py", "line": 1})
+        return found, shown
+
+    for reply in _serve(root, home, body):
+        text = reply.content[0].text
+        assert reply.is_error, text
+        assert "start the server again" in text and "SECRET" not in text
