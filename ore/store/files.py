@@ -75,15 +75,23 @@ def decode(path: Path, data: bytes) -> Any:
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes | None:
     """The bytes of session file `path`, or None if there is none (a FIFO or device there is
-    refused, never waited on). `limit`: `MAX_SESSION_BYTES` unless given."""
+    refused, never waited on; a symbolic link is refused, never followed: a link planted in the
+    sessions folder would send a file from elsewhere to the model, and a save would replace the
+    link with a file). `limit`: `MAX_SESSION_BYTES` unless given."""
     limit = MAX_SESSION_BYTES if limit is None else limit
     try:
-        fd = open_regular(path, follow_symlinks=True)  # a FIFO is refused, never waited on
+        fd = open_regular(path)
     except FileNotFoundError:
         return None
     except NotRegularFile as exc:
         raise corrupt(path, "it is a directory" if exc.is_dir else "not a regular file") from exc
     except OSError as exc:
+        if exc.errno == errno.ELOOP and os.path.islink(path):
+            raise StoreError(
+                f"session file {path} is a symbolic link, which ORE does not follow; move it "
+                "away, or put the session's own file in its place",
+                path=str(path),
+            ) from exc
         raise StoreError(
             f"session file {path} cannot be read ({os_error_words(exc)}); "
             "fix its permissions or move it",

@@ -170,3 +170,30 @@ def test_the_store_refuses_appending_to_another_session_and_saves_it_elsewhere(
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.json") if p.name != "b-3.json"} == (
         before
     )
+
+
+@pytest.mark.invariant
+def test_a_session_file_that_is_a_symbolic_link_is_never_followed(
+    fake_ollama, ore_env, tmp_path
+) -> None:
+    """A link planted in the sessions folder would send a file from elsewhere to the model, and a
+    save would replace the link with a file: every use of it is one line, exit 1, no model
+    call, and the link and its target are left as they were."""
+    assert run_ore("--save-session", "real", "first", env=ore_env).returncode == 0
+    sessions = Path(ore_env["ORE_HOME"]) / "sessions"
+    elsewhere = tmp_path / "elsewhere.json"
+    (sessions / "real.json").rename(elsewhere)
+    before = elsewhere.read_bytes()
+    (sessions / "lnk.json").symlink_to(elsewhere)
+    asked = len(fake_ollama.requests)
+    for args in (
+        ("session", "show", "lnk"),
+        ("--resume-session", "lnk", "hi"),
+        ("--save-session", "lnk", "hi"),
+    ):
+        used = run_ore(*args, env=ore_env)
+        assert used.returncode == 1 and used.stdout == "", args
+        lines = used.stderr.strip().splitlines()
+        assert len(lines) == 1 and "symbolic link" in lines[0], used.stderr
+    assert len(fake_ollama.requests) == asked
+    assert (sessions / "lnk.json").is_symlink() and elsewhere.read_bytes() == before
