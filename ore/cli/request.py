@@ -84,6 +84,13 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
                 "--no-config",
                 path=chosen.source,
             )
+        if chosen.origin == "artifact":  # the artifact's content, not a flag: exit 1
+            from ..errors import ArtifactError
+
+            raise ArtifactError(
+                f"the artifact records backend '{chosen.value}', which is not one of "
+                f"{', '.join(_BACKENDS)}; give the backend to use with --backend"
+            )
         raise OptionError(
             f"{where} is not a backend (as --backend); choose one of {', '.join(_BACKENDS)}"
         )

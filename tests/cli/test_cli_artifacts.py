@@ -472,3 +472,21 @@ def test_a_plain_turn_never_imports_jsonschema(fake_ollama, ore_env) -> None:
 
     assert "jsonschema" not in imported("hi")  # logged: its artifact is built, never validated
     assert "ore.artifacts" not in imported("--no-log", "hi")  # no log, no artifact built
+
+
+def test_an_artifact_recording_an_unknown_backend_is_one_line_exit_1(
+    fake_ollama, ore_env, tmp_path
+) -> None:
+    """What an artifact records is its content, not a flag: a backend no ORE knows is the
+    artifact's fault (one line, exit 1, no `Usage:`), and `--backend` replays it."""
+    written = tmp_path / "turn.json"
+    assert run_ore("--artifact-out", str(written), "hello", env=ore_env).returncode == 0
+    document = json.loads(written.read_text())
+    document["backend"]["name"] = "ftp"
+    written.write_text(json.dumps(document))
+    refused = run_ore("--artifact-in", str(written), env=ore_env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    line = one_line_error(refused)
+    assert "backend 'ftp'" in line and "--backend" in line
+    replayed = run_ore("--artifact-in", str(written), "--backend", "ollama", env=ore_env)
+    assert replayed.returncode == 0 and replayed.stdout == "echo: hello\n"
