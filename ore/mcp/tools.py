@@ -151,7 +151,7 @@ def call_tool(warm: WarmGraph, name: str, given: Any) -> Reply:
         answer = spec.op.data
         data = None if answer is None else answer(warm.graph(), args)
         reply = fitted(data)
-        if reply.error and "window" in args and answer is not None:
+        if (reply.error or reply.note) and "window" in args and answer is not None:
             reply = _narrowed(warm, answer, args)
         warm.same_root()  # swapped during the call: what was read may not be the root's
     except GraphError as exc:
@@ -180,7 +180,7 @@ def _narrowed(warm: WarmGraph, answer: Any, args: dict[str, str]) -> Reply:
     line the agent asked for, with a note, rather than no code at all."""
     asked = window = int(args["window"])
     reply = Reply(f"the result is over {MAX_RESULT_CHARS} characters; narrow the query", error=True)
-    while reply.error and window > 0:
+    while (reply.error or reply.note) and window > 0:  # cut or refused: narrower still
         window //= 2
         reply = fitted(answer(warm.graph(), {**args, "window": str(window)}))
     if reply.error:
@@ -198,7 +198,8 @@ def _text(data: Any) -> str:
 
 def fitted(data: Any) -> Reply:
     """`data` whole when its text fits `MAX_RESULT_CHARS`; else its longest list (the result
-    itself, or the largest list inside it) cut to the most items that fit, with a note."""
+    itself, the largest list at its top, or the bulk of it deeper down) cut to the most items
+    that fit, with a note saying which."""
     text = _text(data)
     if len(text) <= MAX_RESULT_CHARS:
         return Reply(text, data)
@@ -215,10 +216,90 @@ def fitted(data: Any) -> Reply:
         cut = {**data, key: whole[:keep]}
         note = f"truncated: {keep} of {len(whole)} '{key}' shown; narrow the query"
     else:
-        return Reply(
-            f"the result is over {MAX_RESULT_CHARS} characters; narrow the query", error=True
-        )
+        nested = _nested_fit(data)
+        if nested is None:
+            return Reply(
+                f"the result is over {MAX_RESULT_CHARS} characters; narrow the query", error=True
+            )
+        cut, note = nested
     return Reply(_text(cut), cut, note=note)
+
+
+def _nested_fit(data: Any) -> tuple[Any, str] | None:
+    """`data` with the largest lists inside it (`consistent`'s deviations of one criterion,
+    say) cut, the largest first, until its text fits; None when even that is not enough."""
+    cut, said = data, []
+    for _ in range(8):
+        path = _bulk(cut)
+        if path is None:
+            return None
+        whole = _at(cut, path)
+        keep = _fit(
+            lambda n, cut=cut, path=path, whole=whole: _with(cut, path, whole[:n]), len(whole)
+        )
+        cut = _with(cut, path, whole[:keep])
+        said.append(f"{keep} of {len(whole)} '{_named(path)}'")
+        if len(_text(cut)) <= MAX_RESULT_CHARS:
+            return cut, f"truncated: {', '.join(said)} shown; narrow the query"
+    return None
+
+
+def _bulk(data: Any) -> tuple[Any, ...] | None:
+    """Where the list to cut is: the largest list inside `data`, or, while half of that is one
+    list inside it, that one (a criterion's deviations, not the list of criteria)."""
+    path = _largest_list(data)
+    while path is not None:
+        inner = _largest_list(_at(data, path))
+        if inner is None:
+            break
+        deeper = (*path, *inner)
+        if 2 * len(_text(_at(data, deeper))) < len(_text(_at(data, path))):
+            break
+        path = deeper
+    return path
+
+
+def _largest_list(data: Any) -> tuple[Any, ...] | None:
+    """Where the non-empty list (or tuple: JSON's arrays) with the longest text inside `data`
+    is (its keys and indexes from the top), None when there is none."""
+    best_size, best_path = -1, None
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        node, where = stack.pop()
+        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+            if isinstance(value, list | tuple) and value:
+                size = len(_text(value))
+                if size > best_size:
+                    best_size, best_path = size, (*where, key)
+            if isinstance(value, dict | list | tuple):
+                stack.append((value, (*where, key)))
+    return best_path
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _with(data: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of `data` with `value` at `path` (only the containers on the path copied)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {**data, head: _with(data[head], rest, value)}
+    copied = list(data)
+    copied[head] = _with(data[head], rest, value)
+    return copied
+
+
+def _named(path: tuple[Any, ...]) -> str:
+    """`criteria[2].deviations` for ("criteria", 2, "deviations")."""
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else str(key))
+    return text
 
 
 def _fit(build: Any, total: int) -> int:

@@ -62,6 +62,35 @@ def test_a_big_result_is_cut_with_a_note() -> None:
     assert json.loads(fitted(rows[:3]).text) == rows[:3]
 
 
+def test_a_big_list_deep_inside_a_result_is_cut_with_a_note_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`consistent` on a long snippet: its deviations sit inside a criterion inside a list; the
+    bulk of them is cut (the criteria and the score stay), and the note says where."""
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
+    root = tmp_path / "p"
+    root.mkdir()
+    for n in range(4):
+        body = "".join(f"def snake_{n}_{k}(value):\n    return value + {k}\n\n" for k in range(20))
+        (root / f"m{n}.py").write_text("import logging\n\n" + body)
+    snippet = "".join(f"def Camel{k}(Value):\n    print(Value)\n\n" for k in range(1500))
+    warm = WarmGraph(root)
+    whole = TOOLS["consistent"].op.data(
+        warm.graph(), arguments(TOOLS["consistent"], {"snippet": snippet})
+    )
+    assert len(json.dumps(whole)) > MAX_RESULT_CHARS  # the case: over the bound
+    reply = call_tool(warm, "consistent", {"snippet": snippet})
+    assert not reply.error and reply.note.startswith("truncated: ")
+    assert "deviations" in reply.note and len(reply.text) <= MAX_RESULT_CHARS
+    shown = json.loads(reply.text)
+    assert shown["score"] == whole["score"]
+    assert [c["criterion"] for c in shown["criteria"]] == [
+        c["criterion"] for c in whole["criteria"]
+    ]
+    nested = {"top": {"rows": [{"keep": 1, "many": list(range(30_000))}]}}
+    assert fitted(nested).note.startswith("truncated: ") and not fitted(nested).error
+
+
 def test_a_call_in_process_answers_and_never_raises(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
