@@ -469,3 +469,19 @@ def test_graph_json_output_is_valid_utf8_for_any_file_name(
         assert result.returncode == 0, result.stderr
         paths = {row["path"] for row in json.loads(result.stdout.decode("utf-8"))}
         assert "caf\\xe9.py" in paths
+
+
+def test_a_file_name_with_a_line_break_or_a_tab_stays_on_its_row(ore_env, tmp_path: Path) -> None:
+    """A name is outside text: in a table its line break or tab is shown `\\x0a`, `\\x09`, so
+    one file is one row and the columns stay put."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a\nb.py").write_text("def f():\n    return 1\n")
+    (root / "c\td.py").write_text("def g():\n    return 2\n")
+    (root / "ok.py").write_text("x = 1\n")
+    shown = run_ore("graph", "files", "--root", str(root), env=ore_env)
+    assert shown.returncode == 0, shown.stderr
+    rows = shown.stdout.splitlines()
+    assert len(rows) == 4  # the header and one row a file
+    assert any("a\\x0ab.py" in row for row in rows) and any("c\\x09d.py" in row for row in rows)
+    assert all("\t" not in row for row in rows)

@@ -16,14 +16,21 @@ import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
-from xml.sax.saxutils import quoteattr
 
 from ...errors import GraphError
 
 if TYPE_CHECKING:
     from ..index.load import Index
 
-__all__ = ["FORMATS", "Exported", "export", "export_dict", "json_text", "shown_name"]
+__all__ = [
+    "FORMATS",
+    "Exported",
+    "export",
+    "export_dict",
+    "json_text",
+    "plain_name",
+    "shown_name",
+]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")
 # C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
@@ -62,8 +69,9 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
-def _plain(path: str) -> str:
-    """`shown_name`, with control characters shown as `\\xNN` as well."""
+def plain_name(path: str) -> str:
+    """`shown_name`, with control characters shown as `\\xNN` as well: a name as one line of
+    text, whatever line breaks or tabs it holds (a table's cell, a graph file's label)."""
     return _CONTROL.sub(_escape_control, shown_name(path))
 
 
@@ -104,6 +112,8 @@ def export(graph: Exported, fmt: str) -> str:
 
 
 def _graphml(graph: Exported) -> str:
+    from xml.sax.saxutils import quoteattr  # here only: it imports urllib.request (34 ms)
+
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
@@ -114,12 +124,12 @@ def _graphml(graph: Exported) -> str:
         '  <graph id="G" edgedefault="directed">',
     ]
     for path, record in graph.index.files.items():
-        out.append(f"    <node id={quoteattr(_plain(path))}>")
+        out.append(f"    <node id={quoteattr(plain_name(path))}>")
         out.append(f'      <data key="language">{record.language}</data>')
         out.append(f'      <data key="lines">{record.lines}</data>')
         out.append("    </node>")
     for e in graph.index.edges:
-        source, target = quoteattr(_plain(e.source)), quoteattr(_plain(e.target))
+        source, target = quoteattr(plain_name(e.source)), quoteattr(plain_name(e.target))
         out.append(f"    <edge source={source} target={target}>")
         out.append(f'      <data key="kind">{e.kind}</data>')
         out.append(f'      <data key="weight">{round(e.weight, 6)}</data>')
@@ -153,10 +163,10 @@ def _dot_id(path: str) -> str:
     """A quoted DOT ID without a backslash or a quote in it: those (and `&`) as HTML entity
     codes (`&#92;`), which Graphviz shows as the character. A backslash is not left to DOT's
     own escapes, whose reading of `\\\\"` changed between Graphviz versions."""
-    return '"' + _DOT.sub(lambda m: f"&#{ord(m.group())};", _plain(path)) + '"'
+    return '"' + _DOT.sub(lambda m: f"&#{ord(m.group())};", plain_name(path)) + '"'
 
 
 def _mermaid_label(path: str) -> str:
     """The text between `["` and `"]`: a quote, `#`, `<`, `>`, `&` or backtick as an entity
     code (`#34;`), which Mermaid turns back into the character."""
-    return _MERMAID.sub(lambda m: f"#{ord(m.group())};", _plain(path))
+    return _MERMAID.sub(lambda m: f"#{ord(m.group())};", plain_name(path))

@@ -16,6 +16,7 @@ from ..results import (
     SearchHit,
     SymbolMatch,
 )
+from .export import plain_name
 
 __all__ = [
     "communities_text",
@@ -49,9 +50,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def _cell(value: object) -> str:
+    """A value on one line: a name's line break or tab would split its row (`plain_name`)."""
     if isinstance(value, float):
         return f"{value:.4f}"
-    return str(value)
+    return plain_name(str(value))
 
 
 def stats_text(s: GraphStats) -> str:
