@@ -110,6 +110,14 @@ def _argument(name: str, value: Any) -> str:
     if kind == "paths":
         if type(value) is not list or not all(type(p) is str and p for p in value):
             raise GraphError(f"'{name}' must be a list of paths (strings)")
+        most, longest = (
+            _SCHEMA_OF_KIND[kind]["maxItems"],
+            _SCHEMA_OF_KIND[kind]["items"]["maxLength"],
+        )
+        if len(value) > most:
+            raise GraphError(f"'{name}' holds {len(value)} paths; give at most {most}")
+        if any(len(p) > longest for p in value):
+            raise GraphError(f"'{name}': a path is longer than {longest} characters")
         if any("," in p for p in value):
             raise GraphError(f"'{name}': a path with a comma cannot be given")
         return ",".join(value)
