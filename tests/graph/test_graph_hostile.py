@@ -485,3 +485,10 @@ def test_a_file_name_with_a_line_break_or_a_tab_stays_on_its_row(ore_env, tmp_pa
     assert len(rows) == 4  # the header and one row a file
     assert any("a\\x0ab.py" in row for row in rows) and any("c\\x09d.py" in row for row in rows)
     assert all("\t" not in row for row in rows)
+
+
+@pytest.mark.parametrize("command", [("graph", "stats"), ("mcp",)])
+def test_an_empty_root_is_one_line_not_the_current_folder(ore_env, tmp_path: Path, command) -> None:
+    used = run_ore(*command, "--root", "", env=ore_env, cwd=tmp_path)
+    assert used.returncode == 1 and used.stdout == ""
+    assert "the root is empty" in one_line_error(used)

@@ -64,7 +64,10 @@ class Index:
 
 
 def check_root(root: str | os.PathLike[str]) -> Path:
-    """The absolute, resolved root, or GraphError when it is not an existing folder."""
+    """The absolute, resolved root, or GraphError when it is not an existing folder (an empty
+    string is not one: `Path("")` would quietly be the current folder)."""
+    if isinstance(root, str) and not root.strip():
+        raise GraphError("the root is empty; pass --root with a folder")
     path = Path(root).expanduser()
     try:
         resolved = path.resolve(strict=True)
