@@ -168,12 +168,15 @@ def read_context_files(
 
     files: list[ContextFile] = []
     seen: dict[object, str] = {}
+    said: set[tuple[str, str]] = set()  # each repetition said once, however often it is made
     total = 0
     for name in names:
         first = seen.setdefault(_identity(name), name)
         if first is not name:
-            again = "again" if first == name else f"again as '{name}'"
-            on_note(f"-f '{first}' is named {again}: it is sent once")
+            if (first, name) not in said:
+                said.add((first, name))
+                again = "again" if first == name else f"again as '{name}'"
+                on_note(f"-f '{first}' is named {again}: it is sent once")
             continue
         if name == "-":
             found = context_file("-", read_stdin(MAX_FILE_BYTES + 1))

@@ -145,7 +145,7 @@ def test_a_file_named_twice_is_sent_once_with_a_note(ore_env, fake_ollama, tmp_p
     notes.write_text("# notes\n", encoding="utf-8")
     (tmp_path / "link.md").symlink_to(notes)
     artifact = tmp_path / "run.json"
-    names = ("notes.md", "./notes.md", "link.md", "notes.md")
+    names = ("notes.md", "./notes.md", "link.md", "notes.md", *["notes.md"] * 50, "link.md")
     flags = [arg for name in names for arg in ("-f", name)]
     result = run_ore(*flags, "q", "--artifact-out", str(artifact), env=ore_env, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, f"echo: {_sent(fake_ollama)}\n")
@@ -155,7 +155,7 @@ def test_a_file_named_twice_is_sent_once_with_a_note(ore_env, fake_ollama, tmp_p
         "-f 'notes.md' is named again as './notes.md': it is sent once",
         "-f 'notes.md' is named again as 'link.md': it is sent once",
         "-f 'notes.md' is named again: it is sent once",
-    ]
+    ]  # each repetition said once, however often it is made
     recorded = json.loads(artifact.read_text(encoding="utf-8"))["input"]["files"]
     assert [f["name"] for f in recorded] == ["notes.md"]
 
