@@ -438,8 +438,10 @@ class CodeGraph:
         if len(suffix) == 1:
             return suffix[0]
         if suffix:
-            listed = ", ".join(suffix[:3])
-            raise GraphError(f"'{file}' is ambiguous ({listed} ...); give the path from the root")
+            listed = ", ".join(suffix[:3]) + (
+                f" and {len(suffix) - 3} more" if len(suffix) > 3 else ""
+            )
+            raise GraphError(f"'{file}' is ambiguous ({listed}); give the path from the root")
         near = difflib.get_close_matches(name, self.files, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else "; give a path relative to the root"
         raise GraphError(f"unknown file '{file}': not among the indexed files{hint}")
