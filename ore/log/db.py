@@ -101,11 +101,13 @@ def _keep_private(path: Path) -> None:
     without following a symlink or waiting on a FIFO, so a path swapped meanwhile is left be."""
     with suppress(OSError):
         if not os.lstat(path).st_mode & 0o077:
-            return  # as it should be: nothing opened
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            return  # as it should be: nothing opened, `ore._fs` not even imported
+        from .._fs import open_regular
+
+        fd = open_regular(path)  # no symlink followed, no FIFO waited on, a regular file
         try:
             st = os.fstat(fd)
-            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and st.st_uid == os.getuid():
+            if st.st_mode & 0o077 and st.st_uid == os.getuid():
                 os.fchmod(fd, 0o600)
         finally:
             os.close(fd)
