@@ -213,6 +213,9 @@ def _build(data: dict[str, Any], version: str) -> ExecutionArtifact:
         messages = tuple(Message.from_dict(m) for m in inp["messages"])
         lineage = data["lineage"]
         backend = data["backend"]
+        recorded = backend["base_url"]
+        if recorded and public_url(recorded) is None:  # never quietly another address
+            raise ValueError(f"$.backend.base_url {quote(recorded)} is not a valid address")
         extra = {
             "controls": {k: inp[k] for k in _CONTROLS if k in inp} if version == V3 else {},
             "ore_version": data["ore_version"],

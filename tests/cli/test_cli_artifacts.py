@@ -490,3 +490,18 @@ def test_an_artifact_recording_an_unknown_backend_is_one_line_exit_1(
     assert "backend 'ftp'" in line and "--backend" in line
     replayed = run_ore("--artifact-in", str(written), "--backend", "ollama", env=ore_env)
     assert replayed.returncode == 0 and replayed.stdout == "echo: hello\n"
+
+
+def test_an_artifact_recording_an_address_that_is_not_one_is_refused(
+    fake_ollama, ore_env, tmp_path
+) -> None:
+    """A recorded address that does not parse is the artifact's fault: one line, exit 1, never
+    quietly the default address instead."""
+    written = tmp_path / "turn.json"
+    assert run_ore("--artifact-out", str(written), "hello", env=ore_env).returncode == 0
+    document = json.loads(written.read_text())
+    document["backend"]["base_url"] = "http://[::1"
+    written.write_text(json.dumps(document))
+    refused = run_ore("--artifact-in", str(written), "--dry-run", env=ore_env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "base_url" in one_line_error(refused)
