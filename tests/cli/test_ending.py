@@ -38,11 +38,14 @@ def log_locked(home: Path) -> Iterator[None]:
         db.close()
 
 
-def _terminal_turn(env: dict[str, str], prompt: str) -> tuple[subprocess.Popen[bytes], int]:
-    """`ore PROMPT` with stdout a pipe and stderr a terminal (the pty's other end, returned)."""
+def _terminal_turn(
+    env: dict[str, str], prompt: str, *, under: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`ore PROMPT` with stdout a pipe and stderr a terminal (the pty's other end, returned),
+    run by the command `under` when given (`unshare -pf`)."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [ORE or "ore", "--model", "llama3.2:latest", prompt],
+        [*under, ORE or "ore", "--model", "llama3.2:latest", prompt],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=slave,
@@ -166,16 +169,7 @@ def test_process_1_of_a_pid_namespace_logs_its_turn_before_it_exits(
     every process left in it; at a terminal too, the record is written before the exit."""
     if not _pid_namespaces():
         pytest.skip("this machine does not let a process start a PID namespace (unshare -pf)")
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        ["unshare", "-pf", ORE or "ore", "--model", "llama3.2:latest", "first of its kind"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=ore_env,
-        start_new_session=True,
-    )
-    os.close(slave)
+    proc, master = _terminal_turn(ore_env, "first of its kind", under=("unshare", "-pf"))
     out, _ = proc.communicate(timeout=30)
     _drain(master, 0.5)
     os.close(master)
