@@ -23,19 +23,11 @@ from typing import Any
 
 from ..._fs import NotRegularFile, OutsideRoot, open_below, read_fd
 from .binding import directive_path, go_bind, js_binds, kept_refs, rust_use
-from .languages import edit_of, parse, parser_and_query
+from .languages import edit_of, keep_functions, parse, parser_and_query
 from .records import FileIndex, Import, Symbol
 from .revisit import Part, Stamp, revisited, summed
 
-__all__ = [
-    "MAX_BYTES",
-    "Skipped",
-    "digest_of",
-    "extract",
-    "function_nodes",
-    "index_file",
-    "unparsed",
-]
+__all__ = ["MAX_BYTES", "Skipped", "digest_of", "extract", "index_file", "unparsed"]
 
 MAX_BYTES = 1_000_000
 #: Deepest node a query match may start at. tree-sitter's query cursor keeps depths in 16 bits:
@@ -140,23 +132,10 @@ def _record(
     # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
     caps = _cursor(query).captures(tree.root_node)
     if language == "python" and not tree.root_node.has_error:
-        _FUNCTIONS[:] = [(tree, caps.get("def.function", []))]
+        keep_functions(tree, caps.get("def.function", []))
     part = _captured(language, data, caps, written)
     stamp = Stamp(size, mtime_ns, digest, non_utf8)
     return summed(path, language, data, tree, (part,), stamp, partial(_refs, language, part))
-
-
-#: The function nodes of the last Python tree `_record` read (no syntax error): its query's
-#: `def.function` captures are every `function_definition` (each has a name), the nodes the
-#: judgment's shapes want next from the same tree (`function_nodes`), so no second query looks.
-_FUNCTIONS: list[tuple[Any, list[Any]]] = []
-
-
-def function_nodes(tree: Any) -> list[Any] | None:
-    """The `function_definition` nodes of `tree` when the index just captured them, else None."""
-    if _FUNCTIONS and _FUNCTIONS[0][0] is tree:
-        return _FUNCTIONS[0][1]
-    return None
 
 
 def _refs(language: str, part: Part, bound: set[str]) -> tuple[tuple[str, int], ...]:

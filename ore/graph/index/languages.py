@@ -203,6 +203,9 @@ class _Tree(NamedTuple):
     tree: Any
     edit: Edit | None
     rows: int | None = None
+    #: The tree's `function_definition` nodes as the index's query captured them (Python, no
+    #: syntax error): what the judgment's shapes want next from the same tree (`function_nodes`)
+    functions: list[Any] | None = None
 
 
 #: The last trees `parse` made (newest last), one per file (its latest), `_KEEP` in all.
@@ -235,6 +238,23 @@ def parse(language: str, data: bytes, path: str = "") -> Any | None:
     _LAST.append(_Tree(language, path, data, tree, edit, rows))
     del _LAST[:-_KEEP]
     return tree
+
+
+def keep_functions(tree: Any, nodes: list[Any]) -> None:
+    """Keep `nodes`, the function nodes the index's query just captured in `tree`, with the
+    tree (when `parse` keeps it), so the judgment's shapes run no second query over it."""
+    for number, kept in enumerate(_LAST):
+        if kept.tree is tree:
+            _LAST[number] = kept._replace(functions=nodes)
+            return
+
+
+def function_nodes(tree: Any) -> list[Any] | None:
+    """The function nodes kept with `tree` (`keep_functions`), None when none were."""
+    for kept in _LAST:
+        if kept.tree is tree:
+            return kept.functions
+    return None
 
 
 def edit_of(tree: Any) -> Edit | None:

@@ -415,8 +415,7 @@ def functions(
 ) -> tuple[tuple[Function, ...], bool]:
     """The functions of a source text with their shapes (a profile of node kinds on request),
     and whether the parse had errors. One-line functions get no shape: never a clone."""
-    from ..index.extract import function_nodes
-    from ..index.languages import parse, parser_and_query
+    from ..index.languages import function_nodes, parse, parser_and_query
 
     parser, _query = parser_and_query(language)
     query = _function_query(language)
