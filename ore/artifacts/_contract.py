@@ -215,7 +215,10 @@ def _build(data: dict[str, Any], version: str) -> ExecutionArtifact:
         backend = data["backend"]
         recorded = backend["base_url"]
         if recorded and public_url(recorded) is None:  # never quietly another address
-            raise ValueError(f"$.backend.base_url {quote(recorded)} is not a valid address")
+            raise ValueError(
+                f"$.backend.base_url {quote(recorded)} is not a valid address; fix it in the "
+                "artifact (null lets the flags and environment choose the server)"
+            )
         extra = {
             "controls": {k: inp[k] for k in _CONTROLS if k in inp} if version == V3 else {},
             "ore_version": data["ore_version"],
