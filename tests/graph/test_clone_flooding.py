@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ore.graph import open_graph
-from ore.graph.judgment.shapes import lex
+from ore.graph.judgment.lexer import lex
 from ore.graph.judgment.trivial import trivial_run
 
 

@@ -229,7 +229,7 @@ def test_an_exact_clone_may_start_and_end_inside_a_line(tmp_path: Path) -> None:
 def test_a_line_inside_a_docstring_is_lexed_alone_as_its_text_line() -> None:
     # where a clone starts or ends inside a doctest line, the tokens compared are the ones the
     # text lines count there: `>>>` is three marks, not an operator
-    from ore.graph.judgment.shapes import lex_text, line_tokens
+    from ore.graph.judgment.lexer import lex_text, line_tokens
 
     source = 'def f():\n    """Doc.\n\n    >>> f(a ** 2) == {"k": 1}\n    """\n'
     numbers, _keys, counts = lex_text("python", source)

@@ -501,7 +501,7 @@ def test_clone_detection_shapes_lean_and_a_full_shape_serves_it(
 
 
 def test_code_lines_keep_their_numbers_after_a_block_comment() -> None:
-    from ore.graph.judgment.shapes import lex, lex_text
+    from ore.graph.judgment.lexer import lex, lex_text
 
     text = "/* one\n * two\n */\nconst x = `a\nb`;\nlet y = 2;\n"
     code = lex("typescript", text)

@@ -172,7 +172,7 @@ def test_a_file_edited_again_shapes_only_the_functions_the_edit_touched(
 ) -> None:
     """The judgment's shape of an edited file is made again, but only the functions whose
     text changed are shaped again (the rest are kept by their text)."""
-    from ore.graph.judgment import shapes
+    from ore.graph.judgment import function_shapes
 
     n = sum(map(ord, str(warm.root)))  # texts no other test shaped in this process
     body = "def tally_{n}(items):\n    count = len(items) + sum(items)\n    return count * {n}\n"
@@ -181,14 +181,14 @@ def test_a_file_edited_again_shapes_only_the_functions_the_edit_touched(
     snippet = body.format(n=n + 2).replace(f"tally_{n + 2}", "summed")
     assert [m.path for m in warm.graph().duplicates_of(snippet)] == ["pkg/core.py"] * 2
     shaped: list[bytes] = []  # the functions of files shaped again (the snippet's aside)
-    real = shapes._shaped
+    real = function_shapes._shaped
 
     def counted(node: Any, lines: bool, profile: bool) -> tuple[Any, ...]:
         if not profile:
             shaped.append(node.text)
         return real(node, lines, profile)
 
-    monkeypatch.setattr(shapes, "_shaped", counted)
+    monkeypatch.setattr(function_shapes, "_shaped", counted)
     core.write_text(core.read_text() + "\n\n" + body.format(n=n + 3))
     found = warm.graph().duplicates_of(snippet)
     assert [m.start for m in found] == [1, 6, 11]

@@ -42,12 +42,13 @@ from ..results import CloneGroup, Occurrence, SnippetMatch
 from . import trivial
 from .cuts import CUTS, Edges
 from .exactness import settle
+from .lexer import family
 from .lineindex import kept
 from .memo import remembered
 from .runs import LineEnds, line_groups
 from .scope import dominant_language, need_files, select
 from .shapecache import held_writes, load_shapes
-from .shapes import FileShape, family, snippet_shape
+from .shapes import FileShape, snippet_shape
 from .trivial import mostly_prose
 
 if TYPE_CHECKING:

@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from ...errors import GraphError
 from ..index.kinds import is_context, is_test
 from ..results import Convention, Pattern
+from .lexer import family
 from .memo import remembered
 from .scope import need_files, select, split_words
 from .shapecache import load_shapes
-from .shapes import family
 
 if TYPE_CHECKING:
     from .view import GraphView

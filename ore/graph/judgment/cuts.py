@@ -18,7 +18,7 @@ from itertools import pairwise
 
 from ..index.extract import MAX_BYTES
 from ..index.source import SourceLines
-from .shapes import TextLines
+from .lexer import TextLines
 
 __all__ = ["CUTS", "Edges", "RunCuts", "Span"]
 

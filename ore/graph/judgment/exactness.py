@@ -27,7 +27,7 @@ from itertools import chain, zip_longest
 from ..index.extract import MAX_BYTES
 from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
-from .shapes import family, line_tokens
+from .lexer import family, line_tokens
 
 __all__ = ["settle"]
 

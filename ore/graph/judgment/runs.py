@@ -30,7 +30,8 @@ from ..index.kinds import is_context
 from ..index.source import SourceLines
 from ..results import CloneGroup, Occurrence
 from .cuts import Edges, RunCuts, Span
-from .shapes import FileShape, TextLines, family, line_tokens
+from .lexer import TextLines, family, line_tokens
+from .shapes import FileShape
 from .trivial import few_statements, idiom_run, import_lines, trivial_run
 
 __all__ = ["BUCKET_CAP", "LineEnds", "line_groups"]

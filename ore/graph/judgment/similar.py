@@ -33,10 +33,12 @@ from ..index.kinds import is_context
 from ..index.records import Symbol
 from ..index.source import read_source
 from ..results import SimilarMatch
+from .function_shapes import Function
+from .lexer import family
 from .returns import Returns, return_shapes, returns_alike
 from .scope import dominant_language, need_files, select, split_words
 from .shapecache import load_shapes
-from .shapes import FileShape, Function, family, snippet_shape, snippet_text
+from .shapes import FileShape, snippet_shape, snippet_text
 
 if TYPE_CHECKING:
     from .view import GraphView
