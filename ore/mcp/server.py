@@ -16,10 +16,10 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 
 from .._version import __version__
 from ..graph.serve import WarmGraph
+from .inbound import Inbound
 from .tools import TOOLS, Reply, call_tool, sendable
 from .wire import Ledger, Wire
 
@@ -96,15 +96,19 @@ def serve(root: str | os.PathLike[str]) -> None:
 
     async def main() -> None:
         # Every request taken in is answered on the wire before the server ends (`ore.mcp.wire`):
-        # the client's messages are relayed, and stdout is written and counted by `Wire`.
+        # stdin's messages are read and judged (`Inbound`: what is no message is answered with
+        # its JSON-RPC error) and relayed; stdout is written and counted by `Wire`.
         ledger = Ledger(Wire())
         inbox, taken = anyio.create_memory_object_stream[Any](0)
-        stdout: Any = ledger.wire
-        async with stdio_server(stdout=stdout) as (read, write), anyio.create_task_group() as tasks:
-            tasks.start_soon(ledger.relay, read, inbox)
+        outbox, written = anyio.create_memory_object_stream[Any](0)
+        replies = ledger.counted(outbox)
+        inbound = Inbound(replies)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(ledger.wire.pump, written)
+            tasks.start_soon(ledger.relay, inbound.messages(), inbox)
             tasks.start_soon(_end_on_signals, warm, lock, ledger)
             options = server.create_initialization_options()
-            await server.run(taken, ledger.counted(write), options)
+            await server.run(taken, replies, options)
             tasks.cancel_scope.cancel()
 
     try:
@@ -124,7 +128,7 @@ def serve(root: str | os.PathLike[str]) -> None:
 
 async def _end_on_signals(warm: WarmGraph, lock: anyio.Lock, ledger: Ledger) -> None:
     """Ctrl-C, SIGTERM or SIGHUP end the server now (exit 128 + N), as they end every ore
-    command: the SDK reads stdin in a thread no cancellation reaches, so the usual way out
+    command: stdin is read in a thread no cancellation reaches, so the usual way out
     would wait for the client's next line. No request is taken in after the signal; the calls
     under way finish and their answers are written and flushed first (`Ledger.settled`), and
     the cache's writes are whole; a second signal ends the process at once."""

@@ -1,11 +1,11 @@
-"""What `ore mcp` owes its client, kept between the SDK's stdio transport and its server: every
+"""What `ore mcp` owes its client, kept between stdin, stdout and the SDK's server: every
 request taken in is answered on the wire before the server ends, whether it ends because stdin
 closed or because of a signal.
 
 The SDK alone cancels the calls under way when stdin ends (a client piping its requests then
 closing stdin lost their answers), and a signal could end the process between a call's return
-and its answer's write. Here the server's read stream is relayed (`Ledger.relay`): when stdin
-ends, the end is passed on only once every request taken in is answered; its write stream is
+and its answer's write. Here the client's messages (`ore.mcp.inbound`) are relayed
+(`Ledger.relay`): when stdin ends, the end is passed on only once every request taken in is answered; its write stream is
 counted (`Ledger.counted`), and stdout is `Wire`, which writes each message whole to the
 descriptor and counts it flushed. `Ledger.settled` waits for both. Nothing here imports the
 SDK: messages are read by their JSON-RPC fields (`id`, `method`).
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -27,21 +28,24 @@ _POLL = 0.005
 
 
 class Wire:
-    """stdout as the SDK's stdio transport writes it (`write`, then `flush`, per message): each
-    message written whole to a private duplicate of fd 1 (fd 1 itself then points at stderr, so
-    a stray print cannot break the protocol, as the SDK does for the stdout it opens), and
-    counted once flushed. Unbuffered: nothing is left to flush at exit."""
+    """stdout, owned: each message written whole to a private duplicate of fd 1 (fd 1 itself
+    then points at stderr, so a stray print cannot break the protocol, as the SDK does for the
+    stdout it opens), one JSON line each, and counted once written. Unbuffered: nothing is left
+    to flush at exit."""
 
     def __init__(self) -> None:
         self._fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
         os.dup2(2, 1)
         self.flushed = 0
 
-    async def write(self, text: str) -> None:
-        await anyio.to_thread.run_sync(_write_all, self._fd, text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        self.flushed += 1  # `write` wrote every byte: the message is on the wire
+    async def pump(self, source: ObjectReceiveStream[Any]) -> None:
+        """Write the server's messages (the SDK's `SessionMessage`s) in order until `source`
+        closes, as the SDK's stdio transport would."""
+        async with source:
+            async for item in source:
+                text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await anyio.to_thread.run_sync(_write_all, self._fd, f"{text}\n".encode())
+                self.flushed += 1  # every byte written: the message is on the wire
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -91,7 +95,7 @@ class Ledger:
         while not self.answered():
             await anyio.sleep(_POLL)
 
-    async def relay(self, source: ObjectReceiveStream[Any], sink: ObjectSendStream[Any]) -> None:
+    async def relay(self, source: AsyncIterator[Any], sink: ObjectSendStream[Any]) -> None:
         """Pass the client's messages on; when stdin ends, pass the end on only once every
         request taken in is answered (the SDK would cancel the calls under way)."""
         async with sink:

@@ -1,0 +1,124 @@
+"""`ore mcp` reads its client's lines itself (`ore.mcp.inbound`): every line that is no JSON-RPC
+message is answered with the error JSON-RPC names for it, with the line's id when it has a
+usable one, and no line is held in memory past a bound."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio
+import mcp_types as types
+
+from ore.mcp.inbound import Inbound, Rejected, judge
+
+ORE = Path(sys.executable).with_name("ore")
+
+PING = b'{"jsonrpc":"2.0","id":99,"method":"ping"}'
+
+#: Lines that are no message, and the (id, code) each is answered with.
+REFUSED = [
+    (b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":"x"}', 5, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":11,"method":"ping","params":[1]}', 11, types.INVALID_REQUEST),
+    (
+        b'{"jsonrpc":"2.0","id":"a","method":"ping","params":{"x":"\\ud800"}}',
+        "a",
+        types.PARSE_ERROR,
+    ),
+    (b'[{"jsonrpc":"2.0","id":7,"method":"ping"}]', None, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', None, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', None, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', None, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"1.0","id":9,"method":"ping"}', 9, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":13,"method":5}', 13, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":12}', 12, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":14,"result":5}', 14, types.INVALID_REQUEST),
+    (b'"ping"', None, types.INVALID_REQUEST),
+    (b"non\xffsense", None, types.PARSE_ERROR),
+    (b'{"jsonrpc":"2.0","id":15,"method":"ping"', None, types.PARSE_ERROR),
+    (b"[" * 100_000, None, types.PARSE_ERROR),
+]
+
+
+@pytest.mark.parametrize(("line", "ident", "code"), REFUSED)
+def test_a_line_that_is_no_message_is_answered_with_its_error(
+    line: bytes, ident: Any, code: int
+) -> None:
+    judged = judge(line)
+    assert isinstance(judged, Rejected)
+    assert (judged.ident, judged.code) == (ident, code)
+    assert judged.message.startswith(("Invalid request: ", "Parse error: "))
+
+
+def test_messages_pass_and_blank_lines_are_nothing() -> None:
+    assert judge(b"  \n") is None
+    request = judge(PING)
+    assert not isinstance(request, Rejected) and request is not None
+    assert isinstance(request.message, types.JSONRPCRequest) and request.message.id == 99
+    note = judge(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    assert note is not None and isinstance(note.message, types.JSONRPCNotification)
+
+
+def test_a_line_over_the_bound_is_answered_and_dropped_and_the_next_is_read() -> None:
+    replies: list[Any] = []
+
+    class Sink:
+        async def send(self, item: Any) -> None:
+            replies.append(item)
+
+    read, write = os.pipe()
+    os.write(write, b'{"jsonrpc":"2.0","id":1,"method":"' + b"x" * 5000 + b'"}\n' + PING + b"\n")
+    os.close(write)
+    inbound = Inbound(Sink(), limit=1024, fd=read)
+    os.close(read)
+
+    async def take() -> list[Any]:
+        return [item async for item in inbound.messages()]
+
+    passed = anyio.run(take)
+    assert [item.message.id for item in passed] == [99]
+    assert len(replies) == 1
+    error = replies[0].message
+    assert error.id is None and error.error.code == types.INVALID_REQUEST
+    assert "over 1024 bytes" in error.error.message
+
+
+@pytest.mark.invariant
+def test_every_line_a_client_sends_gets_an_answer_or_is_a_notification(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    pass\n")
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "inbound", "version": "0"},
+        },
+    }
+    lines = [json.dumps(hello).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    lines += [line for line, _ident, _code in REFUSED] + [b"", PING]
+    done = subprocess.run(  # the client closes stdin after its lines: each is answered first
+        [str(ORE), "mcp", "--root", str(root)],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "ORE_HOME": str(tmp_path / "home")},
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert replies[0]["id"] == 1 and "result" in replies[0]
+    errors = [(reply["id"], reply["error"]["code"]) for reply in replies[1:-1]]
+    assert errors == [(ident, code) for _line, ident, code in REFUSED]
+    assert replies[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # still serving after them
