@@ -28,7 +28,7 @@ from .console import (
     usage_error,
 )
 from .help import CONTEXT_SETTINGS, SectionedCommand, help_args
-from .options import Options, check_conflicts, check_values, optional_values
+from .options import Options, check_conflicts, check_values, optional_values, session_name
 
 __all__ = ["Options", "cli", "main", "program"]
 
@@ -73,8 +73,18 @@ __all__ = ["Options", "cli", "main", "program"]
 )
 @click.option("--interactive", "-i", is_flag=True, help="REPL; every turn stateless.")
 @click.option("--conversational", "-c", is_flag=True, help="REPL with one shared session.")
-@click.option("--save-session", metavar="NAME", help="Save every turn to session NAME.")
-@click.option("--resume-session", metavar="NAME", help="Continue session NAME, saving every turn.")
+@click.option(
+    "--save-session",
+    metavar="NAME",
+    callback=session_name,
+    help="Save every turn to session NAME.",
+)
+@click.option(
+    "--resume-session",
+    metavar="NAME",
+    callback=session_name,
+    help="Continue session NAME, saving every turn.",
+)
 @click.option(
     "--continue",
     "-C",

@@ -31,6 +31,7 @@ __all__ = [
     "parse_size",
     "parse_think",
     "parse_tool_args",
+    "session_name",
     "shown",
 ]
 
@@ -143,6 +144,20 @@ class Options(NamedTuple):
         if self.interactive or self.conversational:
             return True
         return self.session_flag and self.prompt is None
+
+
+def session_name(_ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback for a session name given on the command line (one, or several): a name
+    no session can have (`a/b`, `..x`) is a usage error (exit 2), found before anything runs."""
+    from ..errors import OreError
+    from ..turn import valid_name
+
+    for name in () if value is None else (value,) if isinstance(value, str) else value:
+        try:
+            valid_name(name)
+        except OreError as exc:
+            raise click.BadParameter(str(exc), param=param) from None
+    return value
 
 
 def check_conflicts(o: Options) -> None:

@@ -18,6 +18,7 @@ import click
 
 from .console import is_terminal, note, out, print_json, reported, visible
 from .help import CONTEXT_SETTINGS
+from .options import session_name
 
 if TYPE_CHECKING:
     from ..store import FileSessionStore
@@ -97,7 +98,7 @@ def _turn_range(value: str | None, total: int) -> tuple[int, int]:
 
 
 @session.command()
-@click.argument("name")
+@click.argument("name", callback=session_name)
 @click.option("--json", "as_json", is_flag=True, help="The session's JSON (only those turns).")
 @click.option("--turns", metavar="A:B", help="Only turns A to B (1-based; '3:' or ':2' too).")
 def show(name: str, as_json: bool, turns: str | None) -> None:
@@ -141,8 +142,8 @@ def _for_stdout(text: str) -> str:
 
 
 @session.command()
-@click.argument("name")
-@click.argument("new")
+@click.argument("name", callback=session_name)
+@click.argument("new", callback=session_name)
 @click.option("--at", type=int, metavar="TURN", help="Keep the first TURN turns (default: all).")
 def fork(name: str, new: str, at: int | None) -> None:
     """Save the first TURN turns of NAME as a new session NEW; NAME is left as it is.
@@ -164,7 +165,7 @@ def fork(name: str, new: str, at: int | None) -> None:
 
 
 @session.command(name="rm")
-@click.argument("names", metavar="NAME...", nargs=-1, required=True)
+@click.argument("names", metavar="NAME...", nargs=-1, required=True, callback=session_name)
 def rm(names: tuple[str, ...]) -> None:
     """Remove saved sessions. Every NAME is checked first: if one is missing or unreadable,
     nothing is removed.
@@ -182,8 +183,8 @@ def rm(names: tuple[str, ...]) -> None:
 
 
 @session.command()
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", callback=session_name)
+@click.argument("new", callback=session_name)
 def rename(old: str, new: str) -> None:
     """Rename session OLD to NEW (NEW must not exist), in one atomic step.
 
@@ -199,7 +200,7 @@ def rename(old: str, new: str) -> None:
 
 
 @session.command()
-@click.argument("name")
+@click.argument("name", callback=session_name)
 @click.option(
     "--format",
     "fmt",

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from _cli import needs_ore, one_line_error, run_ore
+from _cli import needs_ore, one_line_error, run_ore, usage_error
 
 pytestmark = needs_ore
 ore = run_ore
@@ -347,14 +347,26 @@ def test_a_corrupt_session_is_reported_and_left_untouched(ore_env, args: list[st
 
 @pytest.mark.parametrize(
     "args",
-    [["show", "../x"], ["fork", "a", ".hidden"], ["rm", "a/b"], ["rename", "a", "x" * 300]],
-    ids=lambda a: a[0],
+    [
+        ["session", "show", "../x"],
+        ["session", "fork", "a", ".hidden"],
+        ["session", "rm", "a", "a/b"],
+        ["session", "rename", "a", "x" * 300],
+        ["session", "export", "a/b"],
+        ["--save-session", "a/b", "q"],
+        ["--resume-session", "..", "q"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
 )
-def test_every_name_is_validated(fake_ollama, ore_env, args: list[str]) -> None:
+def test_a_name_no_session_can_have_is_a_usage_error_before_anything_runs(
+    fake_ollama, ore_env, args: list[str]
+) -> None:
     save_turns(ore_env, "a", 1)
-    result = ore("session", *args, env=ore_env)
-    assert result.returncode == 1
-    assert "not a valid session name" in one_line_error(result)
+    sent = len(fake_ollama.requests)
+    result = ore(*args, env=ore_env)
+    assert "not a valid session name" in usage_error(result)  # exit 2
+    assert session_file(ore_env, "a").exists()  # `rm a a/b` removed nothing
+    assert len(fake_ollama.requests) == sent  # no model was called
 
 
 def test_export_json_is_the_file_as_stored_and_md_is_for_people(fake_ollama, ore_env) -> None:
