@@ -40,6 +40,7 @@ __all__ = [
     "read_context_file",
     "read_context_files",
     "read_named",
+    "read_recorded_file",
 ]
 
 #: The most one `-f` file may hold: text for a prompt, not a data set.
@@ -118,6 +119,41 @@ def read_context_file(path: str) -> ContextFile:
     """
     return context_file(
         path, read_named(path, MAX_FILE_BYTES, f"send '{path}' with -f", stdin_flag="-f -")
+    )
+
+
+@contract
+class RecordedFile:
+    """An `-f` file read again by a replay only to be compared with its record: the recorded
+    text is what is sent, so nothing of its text is checked here, only its bytes' sha256."""
+
+    sha256: str
+
+
+def read_recorded_file(path: str) -> RecordedFile:
+    """The file a replayed artifact's `input.files` names, read again (at most MAX_FILE_BYTES
+    + 1 bytes: a longer file cannot be the one recorded) to tell whether it changed; a folder,
+    a FIFO or an unreadable file is one that changed, said as such: the replay was not given
+    `-f`, so "cannot send it with -f" would point the wrong way.
+
+    :raises OreError: it cannot be read again as a regular file.
+    """
+    import hashlib
+
+    from .._fs import NotRegularFile, os_error_words, read_regular
+    from ..errors import OreError
+
+    try:
+        data = read_regular(path, limit=MAX_FILE_BYTES, follow_symlinks=True)
+    except NotRegularFile as exc:
+        why = f"it {os_error_words(exc)}"
+    except (OSError, ValueError) as exc:
+        why = os_error_words(exc)
+    else:
+        return RecordedFile(hashlib.sha256(data).hexdigest())
+    raise OreError(
+        f"the -f file '{path}' changed since the artifact was recorded: {why}; restore it, "
+        "or chain from the artifact with a new prompt and -f"
     )
 
 

@@ -105,11 +105,11 @@ def replay_request(
     # changed since is refused (issue 22: the user may mean its new text, and chains for it).
     plan = plan_turn(parent, prompt, system=system)
     if prompt is None:
-        from .context import read_again, read_context_file
+        from .context import read_again, read_recorded_file
 
         records = parent.controls.get("files")
         read_again(
-            records, read_context_file, noun="-f file", flag="-f", field="files", recorded=True
+            records, read_recorded_file, noun="-f file", flag="-f", field="files", recorded=True
         )
     recorded = parent.backend
     server = fields.pop("server", Server())

@@ -102,6 +102,34 @@ def test_the_artifact_records_each_file_and_a_replay_refuses_a_changed_one(
     assert "# notes, edited" in fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
 
 
+@pytest.mark.parametrize("now", ["a folder", "a FIFO", "binary", "too large"])
+def test_a_replay_whose_file_is_now_no_text_file_says_it_changed_not_how_to_send_it(
+    ore_env, fake_ollama, tmp_path, now: str
+) -> None:
+    """A replay reads a recorded -f file again only to compare it: one that became a folder, a
+    FIFO (never waited on), binary or too large is refused as changed, and the line does not
+    speak of sending it with -f, which the replay was not given."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# notes\n", encoding="utf-8")
+    artifact = tmp_path / "run.json"
+    made = run_ore("-f", str(notes), "q", "--artifact-out", str(artifact), env=ore_env)
+    assert made.returncode == 0, made.stderr
+    notes.unlink()
+    if now == "a folder":
+        notes.mkdir()
+    elif now == "a FIFO":
+        os.mkfifo(notes)
+    else:
+        notes.write_bytes(b"a\0b" if now == "binary" else b"a" * (5 << 20))
+    fake_ollama.clear_requests()
+    refused = run_ore("--artifact-in", str(artifact), env=ore_env, timeout=30)
+    assert refused.returncode == 1
+    line = one_line_error(refused)
+    assert f"'{notes}' changed since the artifact was recorded" in line
+    assert "cannot send" not in line and "chain from the artifact with a new prompt and -f" in line
+    assert fake_ollama.chat_requests() == []
+
+
 def test_a_replay_sends_the_recorded_text_of_a_file_no_longer_there(
     ore_env, fake_ollama, tmp_path
 ) -> None:
