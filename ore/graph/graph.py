@@ -326,7 +326,7 @@ class CodeGraph:
         exclude_tests: bool = False,
     ) -> list[SnippetMatch]:
         """Where `snippet` (or code like it) already exists: best matches, with score and kind."""
-        from .judgment.clones import match_snippet
+        from .judgment.snippet_match import match_snippet
 
         return match_snippet(
             self, snippet, language=language, limit=_cap(limit), exclude_tests=exclude_tests

@@ -150,13 +150,13 @@ def test_an_edit_rebuilds_only_what_it_changed(
 def test_a_snippet_after_an_edit_rebuilds_one_file_of_the_line_index(warm: WarmGraph) -> None:
     """The warm body compares a snippet only with the files sharing a line with it (the line
     index it keeps); an edit rebuilds that file's part alone, and the answer is a fresh one's."""
-    from ore.graph.judgment import clones, lineindex
+    from ore.graph.judgment import lineindex, snippet_match
 
     body = "def total(items):\n    count = len(items) + sum(items)\n    return count * 2\n"
     (warm.root / "pkg" / "other.py").write_text(body)
     snippet = body.replace("total", "summed").replace("count", "n")
     assert [m.path for m in warm.graph().duplicates_of(snippet)] == ["pkg/other.py"]
-    index = lineindex.kept(warm.root, clones._TRIVIAL_TOKENS)
+    index = lineindex.kept(warm.root, snippet_match._TRIVIAL_TOKENS)
     assert index is not None
     built = index.built
     (warm.root / "pkg" / "core.py").write_text("def base():\n    return 1\n\n\n" + body)

@@ -1,4 +1,4 @@
-"""Duplicate code: clone groups across a tree, and where a snippet already exists.
+"""Duplicate code: clone groups across a tree.
 
 Repo-wide (`find_clones`): exact and renamed groups are runs of equal lines (`runs`: exact ones
 compare text lines, docstrings included, and may start and end inside a line; renamed ones compare
@@ -14,22 +14,16 @@ so is a renamed group of under one token per four lines (`trivial.mostly_prose`)
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design.
 
-A snippet (`match_snippet`) is compared with every function (and, outside functions, the file) of
-its language: the candidates sharing a non-trivial line, and the functions of the same shape.
-The score compares renamed lines: `2M / (len(snippet) + len(unit))`, `M` the lines matched in
-order; when at least three lines match, the snippet may also sit inside a larger unit, scored
-`2M / (len(snippet) + len(span))` over the unit's lines from the first match to the last. A
-structural match (same function shape) scores at least 0.8; matches under 0.5 are dropped.
+Where a given snippet already is: `snippet_match`, which needs none of this.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_right, insort
 from collections import defaultdict
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from functools import cache
-from itertools import compress, count, pairwise
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
@@ -38,23 +32,21 @@ from ..index.kinds import is_context
 from ..index.pool import PARALLEL_MIN, aside
 from ..index.source import SourceLines
 from ..index.stored import paused_gc
-from ..results import CloneGroup, Occurrence, SnippetMatch
+from ..results import CloneGroup, Occurrence
 from . import trivial
 from .cuts import CUTS, Edges
 from .exactness import settle
-from .lexer import family
-from .lineindex import kept
 from .memo import remembered
 from .runs import LineEnds, line_groups
-from .scope import dominant_language, need_files, select
+from .scope import select
 from .shapecache import held_writes, load_shapes
-from .shapes import FileShape, snippet_shape
+from .shapes import FileShape
 from .trivial import mostly_prose
 
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["KINDS", "MIN_TOKENS", "find_clones", "match_snippet"]
+__all__ = ["KINDS", "MIN_TOKENS", "find_clones"]
 
 KINDS = ("exact", "renamed", "structural")
 #: The default token minimum: with 5 lines it finds 97-100% of the groups pylint's `symilar -d 5`
@@ -63,11 +55,8 @@ MIN_TOKENS = 15
 #: A syntax shape this small is common code, not a copy: structural groups need this many
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
-_KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2, "similar": 3}
-_TRIVIAL_TOKENS = 4  # lines this short (`)`, `else:`, `return x`) never seed a snippet match
-_MIN_SCORE = 0.5
+_KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
 _UNFLOODED = 8  # bumped when what `_unflooded` keeps changes: answers kept before are stale
-_CONTAINED = 3  # lines matched in order before a snippet counts as found inside a larger unit
 
 
 def find_clones(
@@ -299,124 +288,4 @@ def _structural(
         occurrences = tuple(Occurrence(p, s, e) for p, s, e, _r, _t in sorted(members))
         size = max(o.end - o.start + 1 for o in occurrences)
         out.append(CloneGroup("structural", size, min(t for *_x, t in members), occurrences))
-    return out
-
-
-def match_snippet(
-    g: GraphView,
-    snippet: str | bytes,
-    *,
-    language: str | None = None,
-    limit: int | None = 10,
-    exclude_tests: bool = False,
-) -> list[SnippetMatch]:
-    """Where the snippet (or code like it) already is: best matches first."""
-    lang = dominant_language(g, language)
-    snip = snippet_shape(snippet, lang)
-    fam = family(lang)
-    candidates = [
-        p
-        for p in select(g, exclude_tests=exclude_tests)
-        if family(g.index.files[p].language) == fam
-    ]
-    need_files(g, candidates, "a snippet comparison")
-    shapes = load_shapes(g, candidates, lean=True)
-    s_renamed, s_exact = list(snip.renamed), list(snip.exact)
-    seeds = {r for r, t in zip(snip.renamed, snip.tokens, strict=True) if t >= _TRIVIAL_TOKENS}
-    snippet_shapes = {fn.shape for fn in snip.functions if fn.shape}
-    found: dict[tuple[str, int, int], SnippetMatch] = {}
-    index = kept(g.root, _TRIVIAL_TOKENS)  # a long-lived process: the files holding a seed
-    paths = sorted(shapes) if index is None else index.files_with(shapes, seeds, snippet_shapes)
-    known = set(s_renamed)
-    for path in paths:
-        shape = shapes[path]
-        renamed, numbers = shape.renamed, shape.numbers
-        # the file's lines whose key is one of the snippet's (seeds are among them), found by
-        # a pass in C: it runs over every line of every candidate file, each call
-        shared = list(compress(count(), map(known.__contains__, renamed)))
-        hits = [numbers[i] for i in shared if renamed[i] in seeds]  # in line order
-        units = []
-        for fn in shape.functions:
-            same = fn.shape in snippet_shapes
-            at = bisect_left(hits, fn.start)
-            if same or (at < len(hits) and hits[at] <= fn.end):
-                units.append((fn.start, fn.end, fn.name, same))
-        if any(not any(s <= n <= e for s, e, _n, _x in units) for n in hits):
-            units.append((1, shape.numbers[-1], "", False))  # module-level code
-        for start, end, name, same in units:
-            if not same and 3 * _matchable(shape, start, end, shared) < len(s_renamed):
-                continue  # too few of the snippet's lines to reach _MIN_SCORE: not scored
-            match = _score(shape, start, end, name, s_renamed, s_exact, same)
-            if match is not None:
-                key = (match.path, match.start, match.end)
-                if key not in found or found[key].score < match.score:
-                    found[key] = match
-    ranked = sorted(
-        found.values(), key=lambda m_: (-m_.score, _KIND_ORDER[m_.kind], m_.path, m_.start)
-    )
-    return _innermost(ranked)[:limit]
-
-
-def _matchable(shape: FileShape, start: int, end: int, shared: list[int]) -> int:
-    """How many lines of the unit (`start`..`end`) could match the snippet's (`shared`: the
-    file's lines whose renamed key is one of the snippet's). The score's `M` is at most that,
-    and a score of 0.5 needs `3M >= len(snippet)` (`2M / (len(snippet) + M)`, the best a unit
-    or a span of it can give), so a unit below it is never scored."""
-    lo, hi = shape.span(start, end)
-    return bisect_left(shared, hi) - bisect_left(shared, lo)
-
-
-def _score(
-    shape: FileShape,
-    start: int,
-    end: int,
-    name: str,
-    s_renamed: list[int],
-    s_exact: list[int],
-    same_shape: bool,
-) -> SnippetMatch | None:
-    lo, hi = shape.span(start, end)
-    renamed = shape.renamed[lo:hi]
-    matcher = SequenceMatcher(None, s_renamed, renamed, autojunk=False)
-    blocks = [b for b in matcher.get_matching_blocks() if b.size]
-    if not blocks and not same_shape:
-        return None
-    if blocks:
-        first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-        matched = sum(b.size for b in blocks)
-        score = 2 * matched / (len(s_renamed) + hi - lo)  # against the whole unit
-        if matched >= _CONTAINED:  # or the snippet inside a larger unit, lines in order
-            score = max(score, 2 * matched / (len(s_renamed) + last - first))
-    else:
-        first, last, score = 0, hi - lo, 0.0
-    kind = "similar"
-    if list(renamed[first:last]) == s_renamed:
-        exact = list(shape.exact[lo + first : lo + last]) == s_exact
-        kind = "exact" if exact else "renamed"
-    elif same_shape:
-        kind, score = "structural", max(score, 0.8)
-        first, last = 0, hi - lo
-    if score < _MIN_SCORE or last <= first:
-        return None
-    numbers = shape.numbers
-    return SnippetMatch(
-        shape.path, numbers[lo + first], numbers[lo + last - 1], name, kind, round(score, 4)
-    )
-
-
-def _innermost(ranked: list[SnippetMatch]) -> list[SnippetMatch]:
-    """One match per place: a nested function's match hides the same lines found again in the
-    function around it (same score and kind)."""
-    out: list[SnippetMatch] = []
-    for m in ranked:
-        if any(
-            o.path == m.path
-            and o.kind == m.kind
-            and o.score == m.score
-            and o.start >= m.start
-            and o.end <= m.end
-            for o in out
-        ):
-            continue
-        out.append(m)
     return out
