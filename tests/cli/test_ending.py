@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import ORE, needs_ore, run_ore, spawn_in_pty
+from _cli import ORE, needs_ore, run_ore, spawn_in_pty, without_progress
 
 from ore.log.writers import WRITERS_SUFFIX, hold, settle
 
@@ -140,7 +140,7 @@ def test_a_turn_whose_exit_hangs_up_its_terminal_is_still_logged(
         shown = _drain(master, 10)  # until every holder of the terminal has closed it
         os.close(master)
         assert proc.wait(timeout=10) == 0
-        assert shown.strip() == f"echo: owned {number}".encode()
+        assert without_progress(shown).strip() == f"echo: owned {number}".encode()
     settle(tmp_path / "log.db", 10.0)
     listed = run_ore("log", "list", "-n", "50", env=ore_env).stdout
     logged = {
@@ -221,7 +221,7 @@ def test_a_record_written_after_the_exit_still_says_when_it_fails(
     shown = _drain(master, 20, until=b"database")
     os.close(master)
     assert (proc.returncode, out) == (0, b"echo: hello\n")
-    lines = [line for line in shown.decode().splitlines() if line.strip()]
+    lines = [line for line in without_progress(shown).decode().splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("Warning: this turn is not logged: ")
     assert "not a readable SQLite database" in lines[0]
     assert (tmp_path / "log.db").read_bytes() == b"not a database at all " * 100
