@@ -30,10 +30,10 @@ from ..index.records import FileIndex, Symbol
 from ..results import Consistency, Deviation
 from .conventions import name_style, styles_fit
 from .lexer import family
+from .parameter_lists import parameters
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, snippet_shape, snippet_text
-from .similar import parameters
 
 if TYPE_CHECKING:
     from .view import GraphView

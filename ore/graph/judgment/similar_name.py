@@ -1,0 +1,89 @@
+"""Similar by name: the words of identifiers (`get_userById` -> get, user, by, id), filler words
+dropped and common verbs folded into one family each (get ~ fetch ~ load ~ read ...); the score
+is the Jaccard index of the two word sets, each word weighted by its rarity among the tree's
+names.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ...errors import GraphError
+from ..results import SimilarMatch
+from .scope import split_words
+
+if TYPE_CHECKING:
+    from .view import GraphView
+
+__all__ = ["by_name", "name_words"]
+
+_FILLER = frozenset(
+    {"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
+)
+_VERBS = (
+    ("get", "fetch", "load", "read", "retrieve", "find", "lookup", "query", "obtain"),
+    ("set", "update", "put", "write", "save", "store", "assign"),
+    ("create", "make", "new", "build", "add", "insert", "register"),
+    ("delete", "remove", "drop", "del", "destroy", "erase", "unregister"),
+    ("is", "has", "check", "can", "should", "validate", "verify"),
+    ("list", "all", "iter", "each", "enumerate"),
+    ("parse", "decode", "deserialize", "loads"),
+    ("format", "encode", "serialize", "dumps", "render"),
+    ("run", "execute", "exec", "call", "invoke", "apply", "perform"),
+)
+_FAMILY_OF = {word: group[0] for group in _VERBS for word in group}
+_VERB_ROOTS = frozenset(group[0] for group in _VERBS)
+_MIN_SCORE = 0.3
+
+
+def name_words(name: str) -> set[str]:
+    """The words of an identifier, filler dropped, verbs folded into their family."""
+    return {_FAMILY_OF.get(w, w) for w in split_words(name) if w not in _FILLER}
+
+
+def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
+    """Jaccard of name words, each word weighted by how rare it is among the tree's names
+    (`log(1 + names / names with it)`): in an HTTP client `request` is in every other name and
+    says little; `context` says more.
+
+    A name sharing only a verb (`get` for `read_edgelist`) says nothing of the feature and is
+    left out, unless the name asked for is verbs alone. When several definitions carry the
+    name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
+    listed first; one alone is the name asked about."""
+    wanted = name_words(name)
+    if not wanted:
+        raise GraphError(f"'{name}' has no words to compare")
+    nouns = wanted - _VERB_ROOTS
+    candidates = []
+    namesakes = []
+    df: dict[str, int] = {}
+    for path, record in g.index.files.items():
+        for s in record.symbols:
+            words = name_words(s.name)
+            for w in words:
+                df[w] = df.get(w, 0) + 1
+            if s.name == name:
+                namesakes.append((path, s))
+            elif (nouns & words) if nouns else (wanted & words):
+                candidates.append((path, s, words))
+    total = sum(len(r.symbols) for r in g.index.files.values()) or 1
+
+    def weight(words: set[str]) -> float:
+        return sum(math.log(1 + total / df.get(w, 1)) for w in words)
+
+    out = []
+    if len(namesakes) > 1:
+        for path, s in namesakes:
+            out.append(
+                SimilarMatch(s.name, s.kind, path, s.line, s.signature, 1.0, "the same name")
+            )
+    for path, s, words in candidates:
+        shared = wanted & words
+        score = weight(shared) / weight(wanted | words)
+        if score >= _MIN_SCORE:
+            reason = "shares " + ", ".join(sorted(shared))
+            out.append(
+                SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
+            )
+    return out

@@ -1,0 +1,123 @@
+"""Similar by signature: the parameter lists compared one parameter with another (name,
+annotation, default), then arity, the return shape and the kind: 0.4 for the best pairing of the
+parameters, 0.2 for the count, 0.3 for the return, 0.1 for the kind. The return is what the
+return statements hand back (`returns.return_shapes`: a tuple of three, a bool, a list, None, a
+call ...; the annotations when both have one and agree), so a renamed copy with other parameter
+names is found by what it returns. Two functions that only take as many parameters, or only both
+return some call, score below the bar.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..index.extract import MAX_BYTES
+from ..index.source import read_source
+from ..results import SimilarMatch
+from .lexer import family
+from .parameter_lists import NAME, Parameter, parameter_list, return_shape
+from .returns import Returns, return_shapes, returns_alike
+
+if TYPE_CHECKING:
+    from .view import GraphView
+
+__all__ = ["CALLABLE", "Anchor", "by_signature", "source_lines"]
+
+CALLABLE = frozenset({"function", "method"})
+_MIN_SCORE = 0.5
+
+
+class Anchor(NamedTuple):
+    """What signature mode compares with: kind, one-line signature, where it is (`path` ''
+    for a snippet), its language and the shapes of what it returns."""
+
+    kind: str
+    signature: str
+    path: str
+    line: int
+    language: str
+    returns: Returns
+
+
+def source_lines(g: GraphView, path: str) -> list[str]:
+    """The text lines of an indexed file ([] when it cannot be read inside the root)."""
+    data = read_source(g.root, path, limit=MAX_BYTES)
+    if data is None or len(data) > MAX_BYTES:
+        return []
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, list[str]]:
+    """How well two parameter lists pair off, in [0, 1], and the names they share: each
+    parameter meets its best partner (same name 0.6, same annotation 0.3, same default 0.1,
+    a position off costs a little; two unannotated parameters of one name count as the same
+    annotation, so a function's own copy scores 1), over the longer list."""
+    if not wanted and not other:
+        return 1.0, []
+    total, shared, free = 0.0, [], list(range(len(other)))
+    for i, p in enumerate(wanted):
+        best, best_j = 0.0, -1
+        for j in free:
+            q = other[j]
+            score = 0.6 * (p.name == q.name) + 0.1 * (p.default == q.default)
+            if p.annotation == q.annotation and (p.annotation or p.name == q.name):
+                score += 0.3  # the same name unannotated on both sides is all there is to match
+            score -= 0.05 * min(abs(i - j), 2)
+            if score > best:
+                best, best_j = score, j
+        if best_j >= 0 and best > 0.1:
+            free.remove(best_j)
+            total += best
+            if wanted[i].name == other[best_j].name:
+                shared.append(p.name)
+    return total / max(len(wanted), len(other)), shared
+
+
+def _returns_alike(a: str, b: str) -> float:
+    """Two return annotations: the same 1.0, sharing a name 0.5."""
+    if a == b:
+        return 1.0
+    if a and b and set(NAME.findall(a)) & set(NAME.findall(b)):
+        return 0.5
+    return 0.0
+
+
+def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
+    """Each callable of the anchor's language family scored (module docstring); a file's text
+    is read only when one of its functions could pass the bar by what it returns."""
+    wanted = parameter_list(anchor.signature)
+    annotated = return_shape(anchor.signature)
+    fam = family(anchor.language)
+    out = []
+    for path, record in g.index.files.items():
+        if family(record.language) != fam:
+            continue
+        lines: list[str] | None = None
+        for s in record.symbols:
+            if s.kind not in CALLABLE or (path == anchor.path and s.line == anchor.line):
+                continue
+            params = parameter_list(s.signature)
+            count = 1 / (1 + abs(len(params) - len(wanted)))
+            pairing, shared = _pairing(wanted, params)
+            score = 0.4 * pairing + 0.2 * count + 0.1 * (s.kind == anchor.kind)
+            if score + 0.3 < _MIN_SCORE:
+                continue
+            if lines is None:
+                lines = source_lines(g, path)
+            shapes = return_shapes(lines, s.line, s.end_line) if lines else Returns(frozenset(), 0)
+            same_return = returns_alike(anchor.returns, shapes)
+            other = return_shape(s.signature)
+            if annotated and other:
+                same_return = max(same_return, _returns_alike(annotated, other))
+            score += 0.3 * same_return
+            if score >= _MIN_SCORE:
+                reason = f"{len(params)} parameters" + (
+                    f", shares {', '.join(sorted(shared))}" if shared else ""
+                )
+                both = shapes.shapes & anchor.returns.shapes
+                if both:
+                    reason += ", returns " + " or ".join(sorted(both))
+                out.append(
+                    SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
+                )
+    return out
