@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ore.graph import open_graph
-from ore.graph.judgment.place import description_terms, own_name, query_terms, stem
+from ore.graph.judgment.terms import description_terms, own_name, query_terms, stem
 
 
 @pytest.fixture(autouse=True)
