@@ -15,23 +15,24 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-__all__ = ["MAX_LINE", "Inbound", "Rejected", "judge"]
+__all__ = ["MAX_LINE", "Cutter", "Inbound", "Rejected", "judge"]
 
 #: The longest line read (64 MiB): a tool's largest argument, an 8 MiB snippet, is at most
 #: 48 MiB once JSON escapes every character as `\uXXXX`.
 MAX_LINE = 64 * 1024 * 1024
 
-#: What a line over `MAX_LINE` is skipped in, to its end, without keeping it.
-_SKIP = 1024 * 1024
+#: The most read from stdin at once.
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,45 +128,89 @@ class Replies(Protocol):
     async def send(self, item: Any) -> None: ...
 
 
+class Cutter:
+    """Bytes as they come, cut into lines of at most `limit` bytes (the newline not counted).
+    A longer line is dropped as it comes, never held, and given as None once it ends."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._held = bytearray()
+        self._over = False
+
+    def feed(self, chunk: bytes) -> list[bytes | None]:
+        """The lines `chunk` ends (what follows its last newline is held for the next)."""
+        lines: list[bytes | None] = []
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if not self._over:
+                self._held += chunk[start:] if end < 0 else chunk[start:end]
+                if len(self._held) > self._limit:
+                    self._held.clear()
+                    self._over = True
+            if end < 0:
+                return lines
+            lines.append(self.end())
+            start = end + 1
+
+    def end(self) -> bytes | None:
+        """The line held (at the end of the input: one with no newline after it)."""
+        line = None if self._over else bytes(self._held)
+        self._held.clear()
+        self._over = False
+        return line
+
+
 class Inbound:
     """stdin, owned: read through a private duplicate of fd 0 (fd 0 itself then reads the null
     device, so nothing else in the process can take the client's bytes, as the SDK's transport
-    does), cut into bounded lines, each judged (`judge`); errors go to `replies`."""
+    does), cut into bounded lines (`Cutter`), each judged (`judge`); errors go to `replies`.
+
+    A pipe, socket or terminal is read when the event loop sees it readable: a request wakes
+    the loop itself, not a thread that then wakes the loop (the SDK's way, which an idle server
+    paid for on each call). Anything else (`ore mcp < requests.jsonl`: a file, which epoll
+    cannot watch) is read in a worker thread."""
 
     def __init__(self, replies: Replies, limit: int = MAX_LINE, fd: int = 0) -> None:
-        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        self._fd = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
         if fd == 0:
             devnull = os.open(os.devnull, os.O_RDONLY)
             try:
                 os.dup2(devnull, 0)
             finally:
                 os.close(devnull)
-        self._file: IO[bytes] = os.fdopen(private, "rb")
+        mode = os.fstat(self._fd).st_mode
+        self._polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(self._fd)
         self._replies, self._limit = replies, limit
 
     async def messages(self) -> AsyncIterator[SessionMessage]:
         """The client's messages until stdin ends; what is no message is answered here."""
-        over = Rejected(
+        cutter = Cutter(self._limit)
+        while True:
+            chunk = await self._chunk()
+            lines = cutter.feed(chunk) if chunk else [cutter.end()]
+            for line in lines:
+                judged = self._over() if line is None else judge(line)
+                if isinstance(judged, Rejected):
+                    await self._replies.send(judged.answer())
+                elif judged is not None:
+                    yield judged
+            if not chunk:
+                os.close(self._fd)
+                return
+
+    def _over(self) -> Rejected:
+        return Rejected(
             None, types.INVALID_REQUEST, f"Invalid request: a line over {self._limit} bytes"
         )
-        while True:
-            # A thread no cancellation reaches, abandoned on cancel: the process is ending then.
-            line = await anyio.to_thread.run_sync(self._line, abandon_on_cancel=True)
-            if line == b"":
-                self._file.close()  # only at the end: an abandoned read may still hold it else
-                return
-            judged = over if line is None else judge(line)
-            if isinstance(judged, Rejected):
-                await self._replies.send(judged.answer())
-            elif judged is not None:
-                yield judged
 
-    def _line(self) -> bytes | None:
-        """The next line, b"" at the end, or None for a line over the limit: read to its end
-        and dropped, never held."""
-        line = self._file.readline(self._limit + 1)
-        if len(line) <= self._limit or line.endswith(b"\n"):
-            return line
-        while line and not line.endswith(b"\n"):
-            line = self._file.readline(_SKIP)
-        return None
+    async def _chunk(self) -> bytes:
+        """What stdin holds next (b"" at its end, or when it cannot be read any more)."""
+        try:
+            if self._polled:
+                await anyio.wait_readable(self._fd)
+                return os.read(self._fd, _CHUNK)
+            # Not cancellable in the thread, abandoned on cancel: the process is ending then.
+            return await anyio.to_thread.run_sync(os.read, self._fd, _CHUNK, abandon_on_cancel=True)
+        except OSError:  # a terminal hung up (EIO): the client is gone, as at the end
+            return b""

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ pytest.importorskip("mcp")
 import anyio
 import mcp_types as types
 
-from ore.mcp.inbound import Inbound, Rejected, judge
+from ore.mcp.inbound import Cutter, Inbound, Rejected, judge
 
 ORE = Path(sys.executable).with_name("ore")
 
@@ -68,16 +69,36 @@ def test_messages_pass_and_blank_lines_are_nothing() -> None:
     assert note is not None and isinstance(note.message, types.JSONRPCNotification)
 
 
-def test_a_line_over_the_bound_is_answered_and_dropped_and_the_next_is_read() -> None:
+def test_lines_are_cut_as_they_come_and_one_over_the_bound_is_never_held() -> None:
+    cutter = Cutter(8)
+    assert cutter.feed(b"ab") == []
+    assert cutter.feed(b"c\nde\n\nf") == [b"abc", b"de", b""]
+    assert cutter.feed(b"ghij") == []  # "fghij": held, within the bound
+    assert cutter.feed(b"klmn" * 1000) == []  # over it: dropped as it comes
+    assert len(cutter._held) == 0
+    assert cutter.feed(b"op\nq") == [None]  # the long line ends: said once, as None
+    assert cutter.end() == b"q"  # the input's last line, with no newline after it
+    assert cutter.feed(b"12345678\n123456789\n") == [b"12345678", None]
+
+
+@pytest.mark.parametrize("stdin", ["pipe", "file"])
+def test_a_line_over_the_bound_is_answered_and_dropped_and_the_next_is_read(
+    stdin: str, tmp_path: Path
+) -> None:
     replies: list[Any] = []
 
     class Sink:
         async def send(self, item: Any) -> None:
             replies.append(item)
 
-    read, write = os.pipe()
-    os.write(write, b'{"jsonrpc":"2.0","id":1,"method":"' + b"x" * 5000 + b'"}\n' + PING + b"\n")
-    os.close(write)
+    sent = b'{"jsonrpc":"2.0","id":1,"method":"' + b"x" * 200_000 + b'"}\n' + PING  # no newline
+    if stdin == "pipe":  # polled by the event loop
+        read, write = os.pipe()
+        writer = threading.Thread(target=lambda: (os.write(write, sent), os.close(write)))
+        writer.start()
+    else:  # a file (`ore mcp < requests`): epoll cannot watch it, a thread reads it
+        (tmp_path / "requests").write_bytes(sent)
+        read = os.open(tmp_path / "requests", os.O_RDONLY)
     inbound = Inbound(Sink(), limit=1024, fd=read)
     os.close(read)
 
@@ -85,6 +106,8 @@ def test_a_line_over_the_bound_is_answered_and_dropped_and_the_next_is_read() ->
         return [item async for item in inbound.messages()]
 
     passed = anyio.run(take)
+    if stdin == "pipe":
+        writer.join()
     assert [item.message.id for item in passed] == [99]
     assert len(replies) == 1
     error = replies[0].message
