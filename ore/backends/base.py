@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from .._frozen import contract
 from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
 from ..types import Message, Response, Usage
+from .body import unpacked, valid_utf8
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -170,7 +171,8 @@ def plain_http_options(address: str) -> dict[str, Any]:
 @contract
 class Limits:
     """Bounds on one reply, whatever the server does: `max_seconds` from the request to the
-    reply's last byte (`--max-time`), `max_bytes` of reply body as received (`--max-size`).
+    reply's last byte (`--max-time`), `max_bytes` of reply body as ORE holds it, unpacked
+    when a server compressed it (`--max-size`).
     `--timeout` bounds each wait between two pieces; these bound the whole."""
 
     max_seconds: float = 1800.0
@@ -198,7 +200,9 @@ class ReplyBounds:
     client with `http_options(address, bounds)`, then `install` on it."""
 
     def __init__(
-        self, limits: Limits, body: Callable[[Iterator[bytes]], Iterator[bytes]] | None = None
+        self,
+        limits: Limits,
+        body: Callable[[Any, Iterator[bytes]], Iterator[bytes]] | None = None,
     ):
         self.limits = limits
         self.body = body
@@ -323,22 +327,27 @@ def _bounded_network() -> type:
 @functools.cache
 def _bounded_stream() -> type:
     """A reply body that stops, with `LimitExceeded`, at the byte or time limit (an httpx
-    stream type, made on first use so that importing this module never imports httpx)."""
+    stream type, made on first use so that importing this module never imports httpx). The
+    bytes counted are the body as ORE holds it: unpacked (`ore.backends.body`), then made
+    valid UTF-8, then given to the backend's own `body` filter."""
     import httpx
 
     class BoundedStream(httpx.SyncByteStream):
-        def __init__(self, inner: Any, bounds: ReplyBounds) -> None:
-            self._inner = inner
+        def __init__(self, response: Any, bounds: ReplyBounds, encodings: list[str]) -> None:
+            self._inner = response.stream
+            self._response = response
             self._bounds = bounds
+            self._encodings = encodings
 
         def __iter__(self) -> Iterator[bytes]:
-            chunks = self._counted()
-            yield from (self._bounds.body(chunks) if self._bounds.body else chunks)
+            chunks = valid_utf8(self._counted(unpacked(iter(self._inner), self._encodings)))
+            body = self._bounds.body
+            yield from (body(self._response, chunks) if body else chunks)
 
-        def _counted(self) -> Iterator[bytes]:
+        def _counted(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
             limits = self._bounds.limits
             total = 0
-            for chunk in self._inner:
+            for chunk in chunks:
                 total += len(chunk)
                 if total > limits.max_bytes:
                     raise LimitExceeded(
@@ -365,8 +374,9 @@ def _size(n: int) -> str:
 def http_options(address: str, bounds: ReplyBounds, *, trusted: bool = True) -> dict[str, Any]:
     """httpx client options every backend uses: `plain_http_options`, redirects never followed
     (whatever the scheme or proxy: the body of a turn is the whole conversation), no compression
-    (a compressed reply could grow past the size limit after it was counted), and event hooks
-    that start each request's deadline and hold every reply body to `bounds`. `trusted=False`
+    asked for (a reply compressed all the same is unpacked by ORE, and counted unpacked), and
+    event hooks that start each request's deadline and hold every reply body to `bounds`.
+    `trusted=False`
     (an address that came from an artifact alone) also ignores the environment's credentials
     (`~/.netrc`) and proxies. Call `bounds.install(client)` on the client built with them."""
 
@@ -374,7 +384,12 @@ def http_options(address: str, bounds: ReplyBounds, *, trusted: bool = True) -> 
         bounds.start()
 
     def on_response(response: Any) -> None:
-        response.stream = _bounded_stream()(response.stream, bounds)
+        # A server may compress although asked not to: ORE unpacks (and counts) the body
+        # itself, in bounded pieces, so httpx must not unpack it again.
+        encodings = response.headers.get_list("content-encoding", split_commas=True)
+        if encodings:
+            del response.headers["content-encoding"]
+        response.stream = _bounded_stream()(response, bounds, encodings)
 
     options = plain_http_options(address)
     options["follow_redirects"] = False

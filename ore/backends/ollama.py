@@ -30,6 +30,7 @@ from .base import (
     import_httpx,
     no_credentials,
 )
+from .body import UnreadableBody
 from .faults import (
     broke,
     closed_without_answer,
@@ -42,6 +43,7 @@ from .faults import (
     unreadable,
 )
 from .secrets import sanitize_url, scrub, shorten, url_secrets
+from .server_words import error_detail, words_of
 from .thinking import Answer
 
 if TYPE_CHECKING:
@@ -69,19 +71,42 @@ _COUNTS = frozenset(
 )
 
 
-def _finite_counts(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """A reply body (one JSON object, or NDJSON lines) with every count that is `NaN` or
-    infinite left out, before the client's validation sees it: such a count is no count, and
-    must not fail a good answer. Only a line that holds such a token is parsed here."""
-    pending = b""
+def _finite_counts(response: Any, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """A reply body (one JSON object, or NDJSON lines) as the client may read it: every count
+    that is `NaN` or infinite left out (such a count is no count, and must not fail a good
+    answer; only a line that holds such a token is parsed here), blank lines dropped (between
+    NDJSON objects they mean nothing), and a successful reply that is not JSON objects refused
+    (`[1,2,3]` would reach the client as a Python error). Lines are split as they come, so a
+    long line costs its length, not its square."""
+    ok = 200 <= response.status_code < 300
+    ndjson = ok and "ndjson" in response.headers.get("content-type", "")
+    check = ok  # a JSON reply's first line, or every line of NDJSON, must open an object
+    pending: list[bytes] = []
     for chunk in chunks:
-        pending += chunk
         if b"\n" not in chunk:
+            pending.append(chunk)
             continue
-        *lines, pending = pending.split(b"\n")
-        yield b"".join(_finite_line(line) + b"\n" for line in lines)
-    if pending:
-        yield _finite_line(pending)
+        head, *lines, tail = chunk.split(b"\n")
+        lines.insert(0, b"".join([*pending, head]) if pending else head)
+        pending = [tail] if tail else []
+        kept = [line for line in lines if line and not line.isspace()]
+        if check and kept:
+            for line in kept if ndjson else kept[:1]:
+                _an_object(line, ndjson)
+            check = ndjson
+        yield b"".join(_finite_line(line) + b"\n" for line in kept)
+    last = b"".join(pending)
+    if last and not last.isspace():
+        if check:
+            _an_object(last, ndjson)
+        yield _finite_line(last)
+
+
+def _an_object(line: bytes, ndjson: bool) -> None:
+    if line[:1] != b"{" and line.lstrip()[:1] != b"{":
+        raise UnreadableBody(
+            "a line that is not a JSON object" if ndjson else "a reply that is not a JSON object"
+        )
 
 
 def _finite_line(line: bytes) -> bytes:
@@ -225,6 +250,8 @@ class OllamaBackend:
             last = part
         if last is None:
             raise closed_without_answer(f"Ollama at {self.address}", "allow more with -o num_ctx=N")
+        if getattr(last, "done", None) is not True:  # the stream ended before its last line
+            raise broke(f"Ollama at {self.address}")
         content, thinking = answer.finish()
         return answered(
             self.name,
@@ -282,6 +309,28 @@ def _names_a_model(detail: str) -> bool:
     return "model" in lowered and "not found" in lowered
 
 
+def _words(error: Any) -> str:
+    """The server's words from the client's `ResponseError.error`: the body's `error` value
+    (a string, or an object in OpenAI's shape), else the body's text."""
+    return error_detail(error) if isinstance(error, str) else words_of(error)
+
+
+def _status_error(server: str, status: int, detail: str, has_key: bool) -> ModelError:
+    """An HTTP error status: the server's (scrubbed) words and what to do, as the `openai`
+    backend says them."""
+    if status in (401, 403):
+        key = "check OLLAMA_API_KEY" if has_key else "set OLLAMA_API_KEY"
+        return ModelError(
+            f"{server} refused the request as unauthorized (HTTP {status}): {detail}; {key}, "
+            "or for Ollama's cloud models run 'ollama signin'"
+        )
+    if status == 429:
+        return ModelError(f"{server} rate limited the request: {detail}; retry later")
+    if status >= 500:
+        return ModelError(f"{server} failed with HTTP {status}: {detail}; check its log and retry")
+    return ModelError(f"{server} rejected the request with HTTP {status}: {detail}")
+
+
 def _classify(
     exc: Exception, backend: OllamaBackend, model_id: str | None, options: TurnOptions
 ) -> ModelError:
@@ -291,8 +340,10 @@ def _classify(
 
     address = backend.address
     server = f"Ollama at {address}"
+    if isinstance(exc, UnreadableBody):
+        return unreadable(server, exc.what, "check that OLLAMA_HOST points at an Ollama server")
     if isinstance(exc, ollama.ResponseError):
-        detail = shorten(scrub(str(exc.error), backend._secrets)) or "no detail"
+        detail = shorten(scrub(_words(exc.error), backend._secrets)) or "no detail"
         if exc.status_code == 404 and model_id and _names_a_model(detail):
             installed = backend._installed()
             listed = ", ".join(installed) if installed else "none"
@@ -321,8 +372,10 @@ def _classify(
                 "follows; set OLLAMA_HOST or --base-url to the server's own address"
             )
         if exc.status_code == -1:
-            return ModelError(f"{server} failed in the middle of the answer: {detail}")
-        return ModelError(f"{server} answered HTTP {exc.status_code}: {detail}")
+            return ModelError(
+                f"{server} failed in the middle of the answer: {detail}; check its log and retry"
+            )
+        return _status_error(server, exc.status_code, detail, bool(backend._secrets[0]))
     if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.ConnectTimeout):
         return ServerUnreachable(
             f"cannot reach {server}: start it with 'ollama serve' "

@@ -35,6 +35,7 @@ from .base import (
     http_options,
     import_httpx,
 )
+from .body import UnreadableBody
 from .faults import (
     broke,
     closed_without_answer,
@@ -372,7 +373,7 @@ def _classify(
         if exc.status not in (401, 403) and refuses_images(options, exc.status, detail):
             return no_images(server, model_id, detail)
         return _classify_status(exc, backend, model_id)
-    if isinstance(exc, BadReply):
+    if isinstance(exc, BadReply | UnreadableBody):
         return unreadable(
             server,
             exc.what,

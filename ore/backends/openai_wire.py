@@ -10,12 +10,13 @@ import base64
 import json
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..turn_types import TurnOptions
 from ..types import Message, Response, Usage, count_of
 from .base import answered
+from .server_words import error_detail, words_of
 
 if TYPE_CHECKING:
     import httpx
@@ -162,7 +163,7 @@ class Reply:
 
     def _take_common(self, data: dict[str, Any]) -> None:
         if data.get("error"):
-            raise ServerSaid(_detail_of(data))
+            raise ServerSaid(words_of(data))
         self.seen = True
         if isinstance(data.get("model"), str) and data["model"]:
             self.model = data["model"]
@@ -254,9 +255,10 @@ def _first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def sse_data(lines: Iterator[str]) -> Iterator[str]:
+def sse_data(lines: Iterable[str]) -> Iterator[str]:
     """The data of each server-sent event; comments (keep-alives) and other fields skipped."""
     data: list[str] = []
+    lines = _without_bom(iter(lines))
     for line in lines:
         if not line:
             if data:
@@ -274,6 +276,15 @@ def sse_data(lines: Iterator[str]) -> Iterator[str]:
         yield "\n".join(data)
 
 
+def _without_bom(lines: Iterator[str]) -> Iterator[str]:
+    """`lines` without the byte order mark a stream may open with (the SSE spec drops it)."""
+    first = next(lines, None)
+    if first is None:
+        return
+    yield first.removeprefix("\ufeff")
+    yield from lines
+
+
 def loads_event(data: str) -> dict[str, Any]:
     try:
         chunk = json.loads(data)
@@ -284,37 +295,6 @@ def loads_event(data: str) -> dict[str, Any]:
     if not isinstance(chunk, dict):
         raise BadReply("an event that is not a JSON object")
     return chunk
-
-
-def _detail_of(data: Any) -> str:
-    """The server's own words from an error body: OpenAI's shape, a bare string, or vLLM's."""
-    message: Any = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict):
-            message = error.get("message") or error.get("type") or error.get("code")
-        elif isinstance(error, str):
-            message = error
-        if not message:
-            message = data.get("message") or data.get("detail")
-    if not message:
-        message = json.dumps(data, ensure_ascii=False)
-    return _collapse(message if isinstance(message, str) else json.dumps(message))
-
-
-def error_detail(body: bytes) -> str:
-    try:
-        return _detail_of(json.loads(body))
-    except (ValueError, RecursionError):
-        text = body.decode("utf-8", errors="replace")
-        if text.lstrip().startswith("<"):
-            text = re.sub(r"<[^>]*>", " ", text)
-        return _collapse(text) or "no detail"
-
-
-def _collapse(text: str) -> str:
-    """`text` on one line, not cut: the backend scrubs secrets first, then shortens."""
-    return " ".join(text.split())
 
 
 # -- signals: faults found in a reply, classified by the backend ---------------------------------

@@ -1,0 +1,88 @@
+"""A reply body as ORE holds it, before any reader sees it: unpacked in bounded pieces when a
+server compressed it although ORE asked it not to (so `--max-size` counts what ORE holds, and a
+gzip bomb stops at the limit), and with every byte that is not UTF-8 made U+FFFD, streamed or
+not, in both backends (as httpx's line reader already did for streams).
+
+Pure byte iterators, no httpx: `ore.backends.base` chains them on every reply body.
+"""
+
+from __future__ import annotations
+
+import codecs
+import zlib
+from collections.abc import Iterator, Sequence
+
+__all__ = ["PIECE", "UnreadableBody", "unpacked", "valid_utf8"]
+
+#: The most bytes one piece of an unpacked body holds: the counter sees each piece, so memory
+#: stays within `--max-size` and one piece, however far a few bytes unpack.
+PIECE = 64 * 1024
+
+#: `Content-Encoding` values ORE unpacks, and the zlib window bits of each.
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class UnreadableBody(Exception):
+    """The body cannot be read as sent; `what` says how, in a few words ("a gzip body that
+    does not decompress"), for the backend's one line."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+def unpacked(chunks: Iterator[bytes], encodings: Sequence[str]) -> Iterator[bytes]:
+    """`chunks` decoded from the `Content-Encoding` list `encodings` (in the order the server
+    applied them; `identity` ignored), in pieces of at most `PIECE` bytes. An encoding ORE
+    cannot unpack (br, zstd, compress) is refused: ORE asked for none."""
+    names = [e for e in (v.strip().lower() for v in encodings) if e and e != "identity"]
+    for name in names:
+        if name not in _WBITS:
+            raise UnreadableBody(f"a reply in an encoding ORE did not ask for ({name[:20]})")
+    for name in reversed(names):
+        chunks = _inflate(chunks, name)
+    return chunks
+
+
+def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
+    wbits = _WBITS[name]
+    inflater = zlib.decompressobj(wbits)
+    started = False
+    for chunk in chunks:
+        data = chunk
+        while True:
+            try:
+                out = inflater.decompress(data, PIECE)
+            except zlib.error:
+                if name == "deflate" and not started and wbits > 0:
+                    # Some servers send raw deflate, without zlib's header: read it so.
+                    wbits = -zlib.MAX_WBITS
+                    inflater = zlib.decompressobj(wbits)
+                    continue
+                raise UnreadableBody(f"a {name} body that does not decompress") from None
+            started = True
+            if out:
+                yield out
+            data = inflater.unconsumed_tail
+            if not data and len(out) < PIECE:
+                break
+    try:
+        tail = inflater.flush()
+    except zlib.error:
+        raise UnreadableBody(f"a {name} body that does not decompress") from None
+    if tail:
+        yield tail
+
+
+def valid_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """`chunks` with every byte sequence that is not UTF-8 replaced by U+FFFD (a character
+    split between two chunks is kept whole); ASCII chunks pass untouched."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for chunk in chunks:
+        if chunk.isascii() and not decoder.getstate()[0]:
+            yield chunk
+        else:
+            yield decoder.decode(chunk).encode("utf-8")
+    rest = decoder.decode(b"", final=True)
+    if rest:
+        yield rest.encode("utf-8")
