@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..artifacts import ExecutionArtifact
-    from ..log import Ahead
     from ..turn import TurnRequest, TurnResult
     from .options import Options
 
@@ -78,21 +77,14 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
         return False
 
 
-def keep_turn(
-    result: TurnResult,
-    request: TurnRequest,
-    *,
-    after_exit: bool = False,
-    ahead: Ahead | None = None,
-) -> None:
+def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = False) -> None:
     """Record a completed turn in the log, after `run_turn` returned: the turn is never changed
     by it, and a log that cannot be written is one warning line (the answer and the exit code
     stay as they are). The turn's artifact is `result.artifact`, else built here from
     `request` (`ore.turn.artifact_of`). With `after_exit` (a one-shot turn, its answer out),
     the artifact is built and the record written once the process has given its exit status,
     by the child `ore.cli.ending` forks, when it can be (`ending.deferring()`: `ore` is the
-    program, and nobody reads its stderr to the end). `ahead`: the log opened as the turn
-    started (`open_ahead`), for a record written now."""
+    program, and nobody reads its stderr to the end)."""
     # The log names a session only when the turn is saved there (a session that could not be
     # written holds the turn in memory only, `saved` short of it).
     kept = result.conversation
@@ -107,7 +99,7 @@ def keep_turn(
             artifact = artifact_of(request, result)
         from ..log import record
 
-        record(artifact, session=name, seconds=result.seconds, ahead=ahead)
+        record(artifact, session=name, seconds=result.seconds)
 
     if after_exit:
         from . import ending

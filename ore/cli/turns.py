@@ -65,11 +65,6 @@ def run_and_show(
     # record is written after the exit (`keep_turn`), which builds it there.
     logged = logging_enabled(o.no_log, o.no_config)
     built_later = logged and one_shot and deferring()
-    ahead = None
-    if logged and not built_later:  # its record takes the log opened while the model answers
-        from ..log import Ahead
-
-        ahead = Ahead()
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
@@ -89,10 +84,6 @@ def run_and_show(
         )
     except TurnNotKept as exc:
         result, not_kept = exc.result, exc
-    except BaseException:
-        if ahead is not None:
-            ahead.close()  # no record: a REPL goes on to its next turn
-        raise
     finally:
         sink.close()  # an error line never continues the reasoning's line or a live view
     after_call(result, display, sink)
@@ -112,10 +103,10 @@ def run_and_show(
             out(json_text(dumps_artifact(result.artifact, o.artifact_version)), nl=False)
     except OutputLost:
         if logged:  # stdout is gone; the turn is still kept, as a session keeps it
-            keep_turn(result, request, after_exit=one_shot, ahead=ahead)
+            keep_turn(result, request, after_exit=one_shot)
         raise
     if logged:
-        keep_turn(result, request, after_exit=one_shot, ahead=ahead)
+        keep_turn(result, request, after_exit=one_shot)
     finish(result, display, not_kept)
     return result
 

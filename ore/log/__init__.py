@@ -9,8 +9,7 @@ execution artifact plus the columns a listing needs, searchable (FTS5) and repla
 
 - `db`: opening the file safely (what is refused, the busy timeout, WAL), schema migrations;
   `schema`: the migrations themselves.
-- `records`: what is kept of a turn (`record`); `rows`: a logged turn read back (`LoggedTurn`);
-  `ahead`: the log opened while the model answers (`Ahead`), for `record` to take.
+- `records`: what is kept of a turn (`record`); `rows`: a logged turn read back (`LoggedTurn`).
 - `queries`: listings, search, usage, rm, prune, export, and a logged turn as a session.
 - `dates`: the dates `--since` and `--before` take.
 - `writers`: where the log is (`log_path`), and the records still being written by a turn's
@@ -27,7 +26,6 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
-    from .ahead import Ahead
     from .dates import parse_date
     from .db import LOG_NAME, LogError, connect, log_path
     from .queries import (
@@ -51,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = [
     "LOG_NAME",
     "SCHEMA_VERSION",
-    "Ahead",
     "LogError",
     "LoggedTurn",
     "Usage",
@@ -77,7 +74,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = exports(
         __name__,
         {
-            "Ahead": ".ahead",
             "parse_date": ".dates",
             "LOG_NAME": ".db",
             "LogError": ".db",

@@ -15,7 +15,6 @@ from .db import LogError, close_written, connect, failure, log_path, transaction
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact
-    from .ahead import Ahead
 
 __all__ = ["EXCERPT_CHARS", "excerpt", "record"]
 
@@ -35,11 +34,9 @@ def record(
     session: str | None = None,
     seconds: float | None = None,
     path: Path | None = None,
-    ahead: Ahead | None = None,
 ) -> int:
     """Keep one completed turn in the log; its id. A turn already logged (the same execution
-    id) is kept once. `ahead`: the log opened as the turn started (`ore.log.ahead`), taken
-    instead of opening it now; it must be the log at `path`.
+    id) is kept once.
 
     :raises LogError: the log cannot be written (one line; the turn itself is unaffected).
     """
@@ -71,7 +68,7 @@ def record(
         artifact.relation,
         excerpt(artifact.prompt),
     )
-    db = ahead.take() if ahead is not None else connect(where, settle=False)
+    db = connect(where, settle=False)
     assert db is not None
     try:
         with transaction(db):
