@@ -204,3 +204,136 @@ def test_a_broken_or_unknown_encoding_is_one_line(serve, env, backend) -> None:
         assert result.returncode == 1
         line = one_line_error(result)
         assert said in line and "Error -3" not in line, line
+
+
+# -- 2. an Ollama stream that ends before its done line -------------------------------------------
+
+
+def chunked(body: bytes, ctype: str) -> bytes:
+    """A 200 reply sending `body` in one chunk and a clean end of the chunked body."""
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nTransfer-Encoding: chunked\r\n"
+    return (head + "Connection: close\r\n\r\n").encode() + b"%x\r\n%s\r\n0\r\n\r\n" % (
+        len(body),
+        body,
+    )
+
+
+def test_an_ollama_stream_ending_without_its_done_line_broke(serve, env) -> None:
+    body = ollama_line("alpha ") + ollama_line("beta")
+    server = serve(lambda path: chunked(body, "application/x-ndjson"))
+    result = run_ore(*ollama_args(server), "--stream", "--save-session", "s", "hi", env=env)
+    assert result.returncode == 1
+    assert "broke before the answer was complete" in one_line_error(result)
+    assert not saved(env)
+
+
+# -- 4. what an Ollama server sends that ORE cannot use is one line saying so ----------------------
+
+
+@pytest.mark.parametrize("separator", [b"\n\n", b"\r\n\r\n", b"\n  \n"])
+def test_blank_lines_between_ndjson_objects_are_skipped(serve, env, separator) -> None:
+    lines = [ollama_line("alpha "), ollama_line("beta"), ollama_line("", done=True)]
+    body = separator.join(line.rstrip(b"\n") for line in lines) + b"\n"
+    server = serve(lambda path: chunked(body, "application/x-ndjson"))
+    result = run_ore(*ollama_args(server), "--stream", "hi", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "alpha beta"
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype"),
+    [
+        (b"[1,2,3]\n" + ollama_line("", done=True), "application/x-ndjson"),
+        (ollama_line("a") + b"42\n" + ollama_line("", done=True), "application/x-ndjson"),
+        (b"[1,2,3]", "application/json"),
+    ],
+)
+def test_an_ollama_reply_that_is_not_json_objects_is_one_line(serve, env, body, ctype) -> None:
+    server = serve(lambda path: chunked(body, ctype))
+    result = run_ore(*ollama_args(server), "--stream", "hi", env=env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "not a JSON object" in line and "OLLAMA_HOST" in line, line
+    assert "AttributeError" not in line and "TypeError" not in line
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_bytes_that_are_not_utf8_become_replacement_characters(serve, env, backend, stream):
+    bad = b"bad \xff\xfe\xc3 x"
+    if backend == "ollama":
+        body = ollama_reply("@@").replace(b"@@", bad)
+        answer = lambda path: http("200 OK", body)  # noqa: E731
+        if stream == "--stream":
+            lines = ollama_line("@@").replace(b"@@", bad) + ollama_line("", done=True)
+            answer = lambda path: chunked(lines, "application/x-ndjson")  # noqa: E731
+    else:
+        choice = {"index": 0, "message": {"content": "@@"}, "finish_reason": "stop"}
+        body = json.dumps({"choices": [choice]}).encode().replace(b"@@", bad)
+        answer = lambda path: http("200 OK", body)  # noqa: E731
+        if stream == "--stream":
+            events = sse("@@").replace(b"@@", bad) + sse("", "stop") + b"data: [DONE]\n\n"
+            answer = lambda path: chunked(events, "text/event-stream")  # noqa: E731
+    server = serve(answer)
+    args = ollama_args(server) if backend == "ollama" else openai_args(server)
+    result = run_ore(*args, stream, "hi", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "bad \ufffd\ufffd\ufffd x"
+
+
+_ECHO_KEY = "ollama-key-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("status", "advice"),
+    [
+        ("401 Unauthorized", "OLLAMA_API_KEY"),
+        ("403 Forbidden", "OLLAMA_API_KEY"),
+        ("429 Too Many Requests", "retry later"),
+        ("500 Internal Server Error", "check its log and retry"),
+    ],
+)
+def test_ollama_error_statuses_say_the_servers_words_and_what_to_do(
+    serve, env, status, advice
+) -> None:
+    words = f"quota gone for Bearer {_ECHO_KEY}"
+    body = json.dumps({"error": {"message": words, "type": "x"}}).encode()
+    server = serve(lambda path: http(status, body))
+    result = run_ore(*ollama_args(server), "hi", env={**env, "OLLAMA_API_KEY": _ECHO_KEY})
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "quota gone for Bearer ***" in line and advice in line, line
+    assert _ECHO_KEY not in line and "{" not in line and "'message'" not in line, line
+
+
+# -- 3. a long NDJSON line costs its length, not its square ---------------------------------------
+
+
+def test_a_long_ndjson_line_is_read_in_linear_time(serve, env) -> None:
+    text = "A" * (24 << 20)
+    body = ollama_line(text) + ollama_line("", done=True)
+    piece = 16 << 10
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+    head += b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(body[i : i + piece]), body[i : i + piece])
+        for i in range(0, len(body), piece)
+    )
+    server = serve(lambda path: head + chunks + b"0\r\n\r\n")
+    started = time.monotonic()
+    result = run_ore(*ollama_args(server), "--stream", "hi", env=env, timeout=120)
+    took = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.strip()) == len(text)
+    assert took < 15, took
+
+
+# -- 6. an SSE stream may open with a byte order mark ---------------------------------------------
+
+
+def test_an_event_stream_opening_with_a_byte_order_mark_is_read(serve, env) -> None:
+    events = b"\xef\xbb\xbf" + sse("alpha ") + sse("beta", "stop") + b"data: [DONE]\n\n"
+    server = serve(lambda path: chunked(events, "text/event-stream"))
+    result = run_ore(*openai_args(server), "--stream", "hi", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "alpha beta"
