@@ -20,6 +20,7 @@ __all__ = [
     "is_context_overflow",
     "mapped_errors",
     "no_images",
+    "not_http",
     "refuses_images",
     "timed_out",
     "too_long",
@@ -81,6 +82,28 @@ def broke(server: str) -> ModelError:
         f"the connection to {server} broke before the answer was complete; "
         "check the server and try again"
     )
+
+
+#: How httpx words a reply it refused before it was a response (h11's parse errors, and its
+#: own check of a redirect's target), lower-cased.
+_NOT_HTTP = ("illegal ", "malformed", "receive buffer too long", "invalid ")
+
+
+def not_http(server: str, text: str, hint: str, address_hint: str) -> ModelError | None:
+    """The fault of a reply httpx could not take as HTTP (`text` is its exception's words, never
+    quoted: they hold the server's bytes), or None for a connection that merely ended (`broke`):
+    a reply that is not HTTP at all, or a redirect to an address that cannot be parsed."""
+    lowered = text.lower()
+    if "location header" in lowered:
+        return ModelError(
+            f"{server} answered with a redirect to an address that is not valid, which ORE "
+            f"never follows; {address_hint}"
+        )
+    if lowered.startswith("illegal status line"):
+        return unreadable(server, "a reply that is not HTTP", hint)
+    if lowered.startswith(_NOT_HTTP):
+        return unreadable(server, "a reply that is not valid HTTP", hint)
+    return None
 
 
 def closed_without_answer(server: str, hint: str) -> ContextTooLong:

@@ -37,6 +37,7 @@ from .faults import (
     is_context_overflow,
     mapped_errors,
     no_images,
+    not_http,
     refuses_images,
     timed_out,
     too_long,
@@ -385,7 +386,9 @@ def _classify(
     if isinstance(exc, httpx.TimeoutException):
         return timed_out(server, address, backend.timeout)
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return broke(server)
+        hint = "check that OLLAMA_HOST points at an Ollama server"
+        own = "set OLLAMA_HOST or --base-url to the server's own address"
+        return not_http(server, str(exc), hint, own) or broke(server)
     if isinstance(exc, httpx.HTTPError):
         return ModelError(f"talking to {server} failed: {exc}")
     if isinstance(exc, RecursionError):

@@ -337,3 +337,45 @@ def test_an_event_stream_opening_with_a_byte_order_mark_is_read(serve, env) -> N
     result = run_ore(*openai_args(server), "--stream", "hi", env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "alpha beta"
+
+
+# -- 5. redirects and replies that are not HTTP say what they were --------------------------------
+
+
+def test_a_redirect_to_the_route_elsewhere_suggests_the_base_url(serve, env) -> None:
+    moved = "http://other.example:8080/v2/chat/completions?token=t0ps3cret"
+    server = serve(lambda path: http("302 Found", b"", Location=moved))
+    result = run_ore(*openai_args(server), "hi", env=env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert line.endswith("set --base-url or ORE_BASE_URL to http://other.example:8080/v2"), line
+    assert "t0ps3cret" not in line
+
+
+def test_a_redirect_elsewhere_is_not_offered_as_the_base_url(serve, env) -> None:
+    server = serve(lambda path: http("302 Found", b"", Location="https://sso.example/login"))
+    result = run_ore(*openai_args(server), "hi", env=env)
+    line = one_line_error(result)
+    assert "redirects to https://sso.example/login (HTTP 302)" in line, line
+    assert "to the API's own address" in line, line
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (b"\x1b]52;c;ZXZpbA==\x07\x1b[2JNOT HTTP AT ALL\r\n\r\n", "sent a reply that is not HTTP"),
+        (
+            b"HTTP/1.1 302 Found\r\nLocation: http://x/\x1b[2J/v1\r\nContent-Length: 0\r\n\r\n",
+            "answered with a redirect to an address that is not valid",
+        ),
+    ],
+)
+def test_a_reply_that_is_not_http_or_a_bad_redirect_says_so(serve, env, backend, reply, said):
+    server = serve(lambda path: reply)
+    args = ollama_args(server) if backend == "ollama" else openai_args(server)
+    result = run_ore(*args, "hi", env=env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert said in line and "broke" not in line, line
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
