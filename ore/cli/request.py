@@ -12,6 +12,7 @@ from .options import Options, parse_grants, parse_model_options, parse_size, par
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..config import Setting
     from ..turn import ContextPlan, Server
     from ..turn.context import ContextFile
     from ..turn_types import TurnOptions
@@ -34,6 +35,24 @@ __all__ = [
 _BACKENDS = ("ollama", "openai", "deepseek")
 #: Where a backend the user chose comes from (an artifact's is not the user's: `route`).
 _CHOSEN = ("flag", "environment", "file")
+
+
+def _check_address(address: Setting, backend: str) -> None:
+    """An address given by a flag or its environment variable that no turn could use is a
+    usage error (exit 2) naming where it came from, before anything is sent; the file's is the
+    file's error. The value is not repeated: it may hold a user and password."""
+    if address.value is None or address.origin not in ("flag", "environment"):
+        return
+    from ..config import address_problem
+    from ..errors import OptionError
+
+    why = address_problem(address.value, backend)
+    if why is not None:
+        like = "127.0.0.1:11434" if backend == "ollama" else "http://127.0.0.1:8080/v1"
+        verb = "give" if address.origin == "flag" else "set"
+        raise OptionError(
+            f"{address.source} is not an address ORE can use ({why}); {verb} it like {like}"
+        )
 
 
 def configured(o: Options, *, replay: bool = False, recorded: str | None = None) -> Options:
@@ -94,6 +113,7 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
         raise OptionError(
             f"{where} is not a backend (as --backend); choose one of {', '.join(_BACKENDS)}"
         )
+    _check_address(found.base_url, chosen.value or "ollama")
     server_only = {
         "backend": found.backend.value if found.backend.origin in _CHOSEN else None,
         "base_url": found.base_url.value if found.base_url.origin in ("flag", "file") else None,

@@ -98,9 +98,11 @@ def address_problem(raw: str, kind: str = "ollama") -> str | None:
     scheme, sep, rest = text.partition("://")
     if sep and scheme.lower() not in ("http", "https"):  # the client speaks HTTP only
         return "it is not an http:// or https:// address"
-    hostport = (rest if sep else text).partition("/")[0]
+    hostport = (rest if sep else text).partition("/")[0].rpartition("@")[2]  # no user:password
     if hostport.startswith("["):
         port = hostport[hostport.find("]") + 2 :]
+    elif hostport.count(":") > 1:  # `::1`, `:::`: which colon starts the port is anyone's guess
+        return "an IPv6 address goes in brackets, as [::1]:11434"
     else:
         port = hostport.rpartition(":")[2] if ":" in hostport else ""
     if port and (not port.isdigit() or not 0 < int(port) < 65536):
