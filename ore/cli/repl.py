@@ -88,6 +88,10 @@ class Joiner:
         return Prompt(text.strip("\n"))
 
 
+#: What leaves a prompt unfinished, as the warning at Ctrl-D names it.
+_UNFINISHED = 'a """ block, or a line ending in \\'
+
+
 #: Tab completion: given the line before the word being typed and that word, the candidates.
 Completer = Callable[[str, str], list[str]]
 
@@ -125,6 +129,10 @@ def _readline_lines(
                 yield whole
     except EOFError:
         sys.stderr.write("\n")
+        if joiner.pending:  # Ctrl-D inside a prompt of many lines: what was typed is not sent
+            from .console import warn
+
+            warn(f"the REPL ended inside an unfinished prompt ({_UNFINISHED}); it was not sent")
     finally:
         if readline is not None and history is not None:
             try:
@@ -192,7 +200,30 @@ def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool, limit: int) -> 
                 f"a line on stdin is longer than the --max-input limit ({limit:,} characters); "
                 "it was not sent (raise it with --max-input SIZE or ORE_MAX_INPUT, or send less)"
             )
+        if show_prompt and _cut_by_terminal(line):  # a person is there: say so, and go on
+            from .console import warn
+
+            warn(
+                f"the terminal passes on at most {_TERMINAL_LINE:,} bytes of a line typed "
+                "without line editing (ore's output is not a terminal): the rest was cut, so "
+                "nothing was sent; send long text with -f FILE or on stdin, or run ore with its "
+                "output at the terminal"
+            )
+            continue
         yield line.rstrip("\r\n")
+
+
+#: The most a terminal in canonical mode hands a reader of one line (Linux's N_TTY buffer, 4096,
+#: less the newline): what a paste past it loses, silently, when no line editor reads the keys.
+_TERMINAL_LINE = 4095
+
+
+def _cut_by_terminal(line: str) -> bool:
+    """Whether `line` (read from a terminal without line editing) filled the terminal's line
+    buffer, which drops what comes after it."""
+    if len(line) < _TERMINAL_LINE // 4:  # four bytes a character at most: cheap for most lines
+        return False
+    return len(line.rstrip("\n").encode("utf-8", "surrogateescape")) >= _TERMINAL_LINE
 
 
 def read_lines(
@@ -231,7 +262,8 @@ def run_repl(
     goes on, otherwise (a script) it stops with the error's exit code, so a pipeline notices.
     An unreachable or misconfigured server too: at a terminal the person may wait for it, or
     keep what is in memory (/save). `failed` hears of each failed turn (not of a refused slash
-    command). Ctrl-C during a reply cancels that reply only. Returns the exit code.
+    command). Ctrl-C during a reply cancels that reply only at a terminal; in a script it ends
+    the REPL as it ends any command (KeyboardInterrupt goes on: exit 130). Returns the exit code.
     """
     for raw in lines:
         literal = isinstance(raw, Prompt)
@@ -248,6 +280,8 @@ def run_repl(
         try:
             act(line)
         except KeyboardInterrupt:
+            if not keep_going:  # a script's SIGINT ends it, as it ends any command (exit 130)
+                raise
             sys.stdout.write("\n")
             sys.stdout.flush()
             sys.stderr.write("(reply cancelled; the session is as it was before this turn)\n")

@@ -5,12 +5,17 @@ non-ASCII input in a C locale."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import needs_ore, run_in_pty, run_ore
+from _cli import ORE, needs_ore, run_in_pty, run_ore
 
 pytestmark = needs_ore
 
@@ -142,3 +147,76 @@ def test_non_ascii_typed_in_a_c_locale_arrives_as_typed_never_as_history(
     typed = ["secret earlier prompt", "über", "ÿ and ü", "/exit"]
     run_in_pty(["-c", "--raw"], at_a_terminal(env, LC_ALL="POSIX"), typed)
     assert users(fake_ollama) == ["secret earlier prompt", "über", "ÿ and ü"]
+
+
+def test_ctrl_d_inside_an_unfinished_prompt_says_it_was_not_sent(fake_ollama, ore_env) -> None:
+    typed = ['"""', "a first line of many", "\x04"]
+    shown = text(run_in_pty(["-c", "--raw"], at_a_terminal(ore_env), typed))
+    assert "Warning: the REPL ended inside an unfinished prompt" in shown, shown
+    assert fake_ollama.chat_requests() == []
+
+
+def test_a_line_the_terminal_cut_is_refused_with_a_warning_and_the_repl_goes_on(
+    fake_ollama, ore_env
+) -> None:
+    """With ore's output not a terminal there is no line editor, and a terminal in canonical
+    mode hands a reader at most 4,095 bytes of a line: a longer paste arrives cut. It is said,
+    and nothing of it is sent; the next line is."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(ORE), "-c"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=at_a_terminal(ore_env),
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        time.sleep(0.5)
+        for _ in range(10):  # a paste of 10,000 characters, as a terminal delivers it
+            os.write(master, b"x" * 1000)
+            time.sleep(0.02)
+        os.write(master, b"\nshort\n")
+        time.sleep(0.5)
+        os.write(master, b"\x04")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert proc.returncode == 0
+    assert "the terminal passes on at most 4,095 bytes" in err.decode()
+    assert users(fake_ollama) == ["short"]
+    assert out == b"echo: short\n"
+
+
+def test_ctrl_c_ends_a_repl_reading_a_script_with_130(fake_ollama, ore_env) -> None:
+    """At a terminal Ctrl-C cancels one reply; a REPL fed by a pipe is a script, which SIGINT
+    ends as it ends any command, so the pipeline sees that the answers are missing."""
+    fake_ollama.delay = 30.0
+    proc = subprocess.Popen(
+        [str(ORE), "-c"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ore_env,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(b"first\nsecond\n")
+    proc.stdin.close()
+    proc.stdin = None  # closed: communicate() has nothing to send
+    deadline = time.monotonic() + 20
+    while not fake_ollama.chat_requests() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, _err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert out == b""
+    assert len(fake_ollama.chat_requests()) == 1  # "second" was never sent
