@@ -328,8 +328,8 @@ def _bounded_network() -> type:
 def _bounded_stream() -> type:
     """A reply body that stops, with `LimitExceeded`, at the byte or time limit (an httpx
     stream type, made on first use so that importing this module never imports httpx). The
-    bytes counted are the body as ORE holds it: unpacked (`ore.backends.body`), then made
-    valid UTF-8, then given to the backend's own `body` filter."""
+    bytes counted are the body as ORE holds it: unpacked and made valid UTF-8
+    (`ore.backends.body`), then given to the backend's own `body` filter."""
     import httpx
 
     class BoundedStream(httpx.SyncByteStream):
@@ -340,7 +340,7 @@ def _bounded_stream() -> type:
             self._encodings = encodings
 
         def __iter__(self) -> Iterator[bytes]:
-            chunks = valid_utf8(self._counted(unpacked(iter(self._inner), self._encodings)))
+            chunks = self._counted(valid_utf8(unpacked(iter(self._inner), self._encodings)))
             body = self._bounds.body
             yield from (body(self._response, chunks) if body else chunks)
 
