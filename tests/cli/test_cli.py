@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _cli import ORE, needs_ore, one_line_error, run_ore, usage_error
+from _cli import ORE, needs_ore, one_line_error, run_ore, spawn_in_pty, usage_error
 
 pytestmark = needs_ore
 ore = run_ore
@@ -387,30 +387,62 @@ def test_an_address_no_turn_could_use_is_a_usage_error_naming_where_it_came_from
 def test_ctrl_c_during_a_reply_cancels_it_and_keeps_the_session_consistent(
     fake_ollama, ore_env
 ) -> None:
-    import signal
-    import time
+    """A person at a terminal presses Ctrl-C while a reply is on its way: that reply is
+    cancelled, the REPL goes on, and the session holds no half turn. (A REPL fed by a script
+    ends at Ctrl-C instead: `test_ctrl_c_ends_a_repl_reading_a_script_with_130`.)"""
+    import select
 
     fake_ollama.delay = 3.0
     fake_ollama.fault_count = 1  # only the first reply is slow
-    proc = subprocess.Popen(
-        [ORE or "ore", "--save-session", "s"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=ore_env,
+    proc, master = spawn_in_pty(
+        ["--save-session", "s", "--raw"], {**ore_env, "TERM": "xterm"}, owner=True
     )
-    assert proc.stdin is not None
-    proc.stdin.write("first\n")
-    proc.stdin.flush()
-    deadline = time.monotonic() + 10
-    while not fake_ollama.chat_requests() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate("second\n", timeout=30)
-    assert proc.returncode == 0, err
-    assert "cancelled" in err and "Traceback" not in err
-    assert "second" in out and "first" not in out
+    shown = bytearray()
+
+    def read_until(wanted: bytes, seconds: float = 20) -> None:
+        deadline = time.monotonic() + seconds
+        while wanted not in shown and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    shown.extend(os.read(master, 65536))
+                except OSError:
+                    return
+        read_until_quiet()
+
+    def read_until_quiet() -> None:
+        # keys typed before readline has the terminal would be read by the kernel's line
+        # discipline instead (a Ctrl-D lost): type once the output has gone quiet, as people do
+        deadline = time.monotonic() + 10
+        while select.select([master], [], [], 0.3)[0] and time.monotonic() < deadline:
+            try:
+                shown.extend(os.read(master, 65536))
+            except OSError:
+                return
+
+    try:
+        read_until(b"> ")
+        os.write(master, b"first\r")
+        deadline = time.monotonic() + 10
+        while not fake_ollama.chat_requests() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.write(master, b"\x03")  # Ctrl-C, as the terminal sends it: SIGINT to ore
+        read_until(b"cancelled")
+        read_until(b"> ")
+        os.write(master, b"second\r")
+        read_until(b"echo: second")
+        os.write(master, b"\x04")  # Ctrl-D: leave
+        deadline = time.monotonic() + 20
+        while proc.poll() is None and time.monotonic() < deadline:
+            read_until_quiet()  # the terminal read meanwhile: a full one would block ore
+        assert proc.wait(timeout=1) == 0, bytes(shown[-500:])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    text = shown.decode("utf-8", "replace")
+    assert "cancelled" in text and "Traceback" not in text
+    assert "echo: second" in text and "echo: first" not in text
     data = json.loads(session_file(ore_env, "s").read_text())
     assert [m["content"] for m in data["messages"] if m["role"] == "user"] == ["second"]
     assert [m["role"] for m in data["messages"]] == ["user", "assistant"]

@@ -192,6 +192,7 @@ def test_a_line_the_terminal_cut_is_refused_with_a_warning_and_the_repl_goes_on(
     assert out == b"echo: short\n"
 
 
+@pytest.mark.invariant
 def test_ctrl_c_ends_a_repl_reading_a_script_with_130(fake_ollama, ore_env) -> None:
     """At a terminal Ctrl-C cancels one reply; a REPL fed by a pipe is a script, which SIGINT
     ends as it ends any command, so the pipeline sees that the answers are missing."""
