@@ -28,7 +28,7 @@ import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # only named: importing pathlib costs a turn's start 3-4 ms
     from pathlib import Path
@@ -36,16 +36,19 @@ if TYPE_CHECKING:  # only named: importing pathlib costs a turn's start 3-4 ms
 __all__ = [
     "NotRegularFile",
     "OutsideRoot",
+    "Pinned",
     "atomic_write",
     "durable_rename",
     "exclusive_lock",
     "folder_problem",
     "list_names",
     "open_below",
+    "open_beneath",
     "open_inside",
     "open_lock",
     "open_regular",
     "os_error_words",
+    "pin_folder",
     "read_fd",
     "read_regular",
     "resolve_inside",
@@ -83,9 +86,11 @@ class OutsideRoot(OSError):
     An `OSError` (EACCES), not a `ValueError`: a caller handling the open's `OSError`s cannot
     let a refusal slip through as something else."""
 
-    def __init__(self, path: str, root: Path) -> None:
+    def __init__(self, path: str, root: Path | str) -> None:
         self.root = root
-        super().__init__(errno.EACCES, f"it resolves outside {root}", path)
+        super().__init__(
+            errno.EACCES, f"it resolves outside {os.fspath(root) or 'the folder'}", path
+        )
 
 
 def os_error_words(exc: BaseException) -> str:
@@ -205,34 +210,177 @@ def resolve_inside(root: Path, path: str, *, strict: bool = True) -> Path:
 def open_inside(root: Path, path: str) -> int:
     """A read-only descriptor of the regular file `path` inside `root`, race-free.
 
-    `resolve_inside` says where the file is; that resolved path is then opened one component at
-    a time from a descriptor of `root`, each with O_NOFOLLOW (and O_DIRECTORY for folders). A
-    component swapped for a symlink after the check is refused, never followed: a concurrent
-    swap can make the open fail, never make it read outside `root`.
+    `root` is pinned once by descriptor (`pin_folder`), and `path` opened from it by
+    `open_beneath`: no folder is ever opened again by its name, so neither a component nor a
+    parent of `root` swapped for a symlink can lead outside.
 
-    :raises OSError: as `resolve_inside` and `open_regular`; ELOOP or ENOTDIR when the path
-        changed while it was being opened.
+    :raises OSError: OutsideRoot, NotRegularFile, or what `open(2)` says; ELOOP or ENOTDIR
+        when the path changed while it was being opened.
+    :raises ValueError: the path contains a NUL character.
     """
-    base = root.resolve()
-    parts = resolve_inside(base, path).relative_to(base).parts
-    if not parts:
-        raise NotRegularFile(path, stat.S_IFDIR)
-    fd = os.open(base, _DIR)
+    folder = pin_folder(os.fspath(root))
     try:
-        for part in parts[:-1]:
-            folder = os.open(part, _DIR, dir_fd=fd)
+        return open_beneath(folder, path)[0]
+    finally:
+        os.close(folder.fd)
+
+
+class Pinned(NamedTuple):
+    """A folder held by a descriptor, the one thing a confined open starts from: a rename of
+    the folder or of any parent (a parent swapped for a symlink) never changes what it names.
+    `path` is where it was when pinned, for messages and absolute paths only ("" if unknown):
+    nothing is ever opened by it. The caller closes `fd`."""
+
+    fd: int
+    path: str
+
+
+def pin_folder(path: str | None = None) -> Pinned:
+    """Pin the folder `path` (symlinks followed: the caller named it), or the process's working
+    folder itself when None: `open(".")` names the cwd's inode, not the path it had.
+
+    :raises OSError: it cannot be opened, or is not a folder (ENOTDIR).
+    """
+    fd = os.open("." if path is None else path, _PIN)
+    try:
+        name = os.getcwd() if path is None else os.path.realpath(path)
+    except OSError:
+        name = ""  # the working folder was removed: still pinned, only unnamed
+    return Pinned(fd, name)
+
+
+def open_beneath(root: Pinned, path: str) -> tuple[int, str]:
+    """A read-only descriptor of the regular file `path` beneath the pinned folder `root`, and
+    where it is inside it ('/'-separated, symlinks resolved): the one confined open of ORE.
+
+    Each component is opened from its folder's descriptor with O_NOFOLLOW; a symlink met on the
+    way is read and its target walked in its place (an absolute one only when it names a place
+    under `root.path`); `..` goes back to the folder the walk came from, and never above
+    `root`. So a symlink is followed only to inside, and no rename anywhere, concurrent or not,
+    can make a byte from outside come back. A FIFO or device is refused before it is opened.
+
+    :raises ValueError: the path contains a NUL character.
+    :raises OutsideRoot: the path leads outside `root` (`..`, absolute, a symlink out).
+    :raises NotRegularFile: it is a folder, FIFO, device or socket.
+    :raises OSError: what `open(2)` says; ELOOP for too many symlinks, or ELOOP or ENOTDIR
+        when the path changed while it was being opened.
+    """
+    if "\0" in path:
+        raise ValueError("the path contains a NUL character")
+    todo = _beneath(root, path, path)
+    names: list[str] = []
+    fd = os.dup(root.fd)
+    links = 0
+    try:
+        while todo:
+            part = todo.pop()
+            if part == "..":
+                if not names:
+                    raise OutsideRoot(path, root.path)
+                names.pop()
+                os.close(fd)
+                fd = _walk(root.fd, names, path)
+                continue
+            info = _lstat_at(fd, part, path)
+            if stat.S_ISLNK(info.st_mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                target = _readlink_at(fd, part, path)
+                if target.startswith("/"):
+                    names.clear()
+                    os.close(fd)
+                    fd = os.dup(root.fd)
+                todo += _beneath(root, target, path)
+                continue
+            names.append(part)
+            if not todo:
+                if not stat.S_ISREG(info.st_mode):
+                    raise NotRegularFile(path, info.st_mode)
+                return _open_at(fd, part, path, folder=False), "/".join(names)
+            if not stat.S_ISDIR(info.st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+            folder = _open_at(fd, part, path, folder=True)
             os.close(fd)
             fd = folder
-        return open_regular(parts[-1], dir_fd=fd)
-    except OSError as exc:
-        # Resolved without a symlink a moment ago: a symlink (ELOOP) or a file (ENOTDIR) where
-        # a folder was means the path changed under us.
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            why = "it changed while being opened (a symlink took a folder's place)"
-            raise OSError(exc.errno, why, path) from exc
-        raise
+        raise NotRegularFile(path, stat.S_IFDIR)  # the path names `root` itself
     finally:
         os.close(fd)
+
+
+#: The kernel's own limit on the symlinks of one path.
+_MAX_LINKS = 40
+_PIN = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _beneath(root: Pinned, path: str, asked: str) -> list[str]:
+    """`path`'s components to walk from `root`, reversed (a stack), "" and "." dropped. An
+    absolute path must name a place under `root.path`, as written or symlinks resolved; the
+    walk from the descriptor, not this string check, is what keeps it inside."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if path.startswith("/"):
+        rest = _under(root.path, parts)
+        if rest is None:
+            rest = _under(root.path, os.path.realpath(path).split("/")[1:])
+        if rest is None:
+            raise OutsideRoot(asked, root.path)
+        parts = rest
+    return parts[::-1]
+
+
+def _under(folder: str, parts: list[str]) -> list[str] | None:
+    """`parts` (of an absolute path) with `folder`'s components taken off its front, or None
+    when it does not start with them."""
+    if not folder.startswith("/"):
+        return None
+    head = [p for p in folder.split("/") if p]
+    return parts[len(head) :] if parts[: len(head)] == head else None
+
+
+def _walk(root_fd: int, names: list[str], path: str) -> int:
+    """A descriptor of the folder `names` below `root_fd`, opened again one by one, O_NOFOLLOW:
+    they were folders a moment ago, so a symlink now is a swap, refused."""
+    fd = os.dup(root_fd)
+    try:
+        for name in names:
+            folder = _open_at(fd, name, path, folder=True)
+            os.close(fd)
+            fd = folder
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _lstat_at(fd: int, name: str, path: str) -> os.stat_result:
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, path) from exc
+
+
+def _readlink_at(fd: int, name: str, path: str) -> str:
+    try:
+        return os.readlink(name, dir_fd=fd)
+    except OSError as exc:  # EINVAL: no longer a symlink
+        raise OSError(errno.ELOOP, _CHANGED, path) from exc
+
+
+_CHANGED = "it changed while being opened (a symlink took a folder's place)"
+
+
+def _open_at(fd: int, name: str, path: str, *, folder: bool) -> int:
+    """`name` in the folder `fd`, opened O_NOFOLLOW as the folder or regular file `lstat` just
+    saw: ELOOP or ENOTDIR now means it was swapped meanwhile (for a symlink or a file),
+    refused, never followed."""
+    try:
+        return os.open(name, _DIR, dir_fd=fd) if folder else open_regular(name, dir_fd=fd)
+    except NotRegularFile:
+        raise
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise OSError(exc.errno, _CHANGED, path) from exc
+        raise OSError(exc.errno, exc.strerror, path) from exc
 
 
 def open_below(root: Path, path: str) -> int:

@@ -505,14 +505,15 @@ def _swap_to_outside(root: Path) -> None:
 def test_open_inside_never_follows_a_folder_swapped_for_a_symlink_after_the_check(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = _fs.resolve_inside
+    real = _fs._lstat_at
 
-    def check_then_swap(base: Path, path: str, *, strict: bool = True) -> Path:
-        target = real(base, path, strict=strict)
-        _swap_to_outside(root)  # the attacker wins the race every time
-        return target
+    def check_then_swap(fd: int, name: str, path: str) -> os.stat_result:
+        info = real(fd, name, path)
+        if name == "sub":
+            _swap_to_outside(root)  # the attacker wins the race every time
+        return info
 
-    monkeypatch.setattr(_fs, "resolve_inside", check_then_swap)
+    monkeypatch.setattr(_fs, "_lstat_at", check_then_swap)
     with pytest.raises(OSError) as info:
         open_inside(root, "sub/inside.txt")
     assert info.value.errno in (errno.ELOOP, errno.ENOTDIR)

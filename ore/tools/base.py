@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ __all__ = [
     "after_hint",
     "failer",
     "inside_root",
+    "pinned_root",
     "refusal",
     "string_args",
     "tool_root",
@@ -178,6 +180,26 @@ def tool_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Path:
     return root
 
 
+@contextmanager
+def pinned_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Iterator[_fs.Pinned]:
+    """The folder a file-reading tool is confined to, pinned by descriptor for the `with` block
+    (`ore._fs.pin_folder`): the working folder itself, not the path it had, so no parent swapped
+    for a symlink meanwhile can move it; or the `root` argument, which only `--tool-arg
+    root=DIR` on the command line can set (routing drops it)."""
+    try:
+        root = _fs.pin_folder(root_arg or None)
+    except (OSError, ValueError) as exc:
+        why = _fs.os_error_words(exc)
+        if root_arg:
+            fix = "give --tool-arg root= an existing folder"
+            raise fail(f"root {root_arg!r} cannot be used: {why}; {fix}") from exc
+        raise fail(f"the working folder cannot be used: {why}; cd to a folder") from exc
+    try:
+        yield root
+    finally:
+        os.close(root.fd)
+
+
 def inside_root(
     fail: Callable[[str], ToolError], root: Path, path: str, *, strict: bool = True
 ) -> Path:
@@ -191,8 +213,12 @@ def inside_root(
         raise fail(str(exc)) from exc
 
 
-def refusal(fail: Callable[[str], ToolError], root: Path, path: str, exc: OSError) -> ToolError:
-    """The one line for a file a tool could not open inside its root."""
+def refusal(
+    fail: Callable[[str], ToolError], root: Path | str, path: str, exc: OSError
+) -> ToolError:
+    """The one line for a file a tool could not open inside its root (a pinned root's name:
+    "" when the working folder has none left)."""
+    root = root or "the working folder"
     if isinstance(exc, FileNotFoundError):
         return fail(f"no such file: {path}")
     if isinstance(exc, _fs.OutsideRoot):

@@ -14,10 +14,9 @@ from .base import (
     Tool,
     after_hint,
     failer,
-    inside_root,
+    pinned_root,
     refusal,
     string_args,
-    tool_root,
 )
 
 if TYPE_CHECKING:
@@ -120,11 +119,11 @@ def read_file_tool(limit: int = READ_FILE_LIMIT) -> Tool:
     """`read-file`: injects one UTF-8 text file from inside its root (the working folder, unless
     a `root` argument is given on the command line). Needs `filesystem-read`.
 
-    The path is resolved with every symlink followed, and refused when the result lies outside
-    the root; it is then opened race-free (`ore._fs.open_inside`: a folder swapped for a symlink
-    meanwhile is refused, never followed); directories, devices, FIFOs and binary files are
-    refused; at most `limit` bytes
-    are injected, and the output says when it was cut.
+    The root is pinned by descriptor and the path walked from it one component at a time
+    (`ore._fs.open_beneath`): a symlink is followed only while it stays inside, and a swap of
+    any folder, the root's parents included, can make the read fail, never reach outside.
+    Directories, devices, FIFOs and binary files are refused; at most `limit` bytes are
+    injected, and the output says when it was cut.
     """
 
     def handler(args: Mapping[str, Any]) -> ToolResult:
@@ -146,19 +145,21 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
     from ..types import ToolResult
 
     fail = failer("read-file")
-    root = tool_root(fail, root_arg)
-    target = inside_root(fail, root, path)
-    # Opened race-free: a folder on the path swapped for a symlink meanwhile is refused, never
-    # followed, and a FIFO cannot make us wait (`ore._fs.open_inside`).
-    try:
-        fd = _fs.open_inside(root, str(target))
-    except OSError as exc:
-        raise refusal(fail, root, path, exc) from exc
+    # The root is pinned by descriptor and the path walked from it (`ore._fs.open_beneath`):
+    # nothing is opened again by name, so no folder swapped for a symlink, the root's parents
+    # included, can lead outside; a FIFO or device is refused unopened.
+    with pinned_root(fail, root_arg) as root:
+        try:
+            fd, shown = _fs.open_beneath(root, path)
+        except OSError as exc:
+            raise refusal(fail, root.path, path, exc) from exc
+        except ValueError as exc:  # a NUL in the path
+            raise fail(str(exc)) from exc
     try:
         size = os.fstat(fd).st_size
         data = _fs.read_fd(fd, limit=limit)
     except OSError as exc:
-        raise refusal(fail, root, path, exc) from exc
+        raise refusal(fail, root.path, path, exc) from exc
     finally:
         os.close(fd)
     truncated = len(data) > limit or size > limit
@@ -169,10 +170,9 @@ def _read_file(path: str, root_arg: str | None, limit: int) -> ToolResult:
         text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not truncated)
     except UnicodeDecodeError as exc:
         raise fail(f"refused: {path} looks like a binary file (it is not UTF-8 text)") from exc
-    shown = target.relative_to(root).as_posix()
     size = max(size, len(data))
     output = f"File: {shown} ({size} bytes)\n{text}"
     if truncated:
         output += f"\n[read-file: truncated to the first {limit} of {size} bytes]"
-    meta = {"path": str(target), "bytes": size, "truncated": truncated}
+    meta = {"path": os.path.join(root.path, shown), "bytes": size, "truncated": truncated}
     return ToolResult(tool_name="read-file", output=output, metadata=meta)
