@@ -69,7 +69,9 @@ def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
     try:
         tail = inflater.flush()
     except zlib.error:
-        raise UnreadableBody(f"a {name} body that does not decompress") from None
+        tail = b""
+    if started and not inflater.eof:  # cut short: what came is not the whole body
+        raise UnreadableBody(f"a {name} body that does not decompress")
     if tail:
         yield tail
 

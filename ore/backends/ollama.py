@@ -72,16 +72,19 @@ _COUNTS = frozenset(
 )
 
 
-def _finite_counts(response: Any, chunks: Iterator[bytes]) -> Iterator[bytes]:
+def _readable_body(response: Any, chunks: Iterator[bytes]) -> Iterator[bytes]:
     """A reply body (one JSON object, or NDJSON lines) as the client may read it: every count
     that is `NaN` or infinite left out (such a count is no count, and must not fail a good
     answer; only a line that holds such a token is parsed here), blank lines dropped (between
-    NDJSON objects they mean nothing), and a successful reply that is not JSON objects refused
-    (`[1,2,3]` would reach the client as a Python error). Lines are split as they come, so a
-    long line costs its length, not its square."""
+    NDJSON objects they mean nothing), a successful reply that is not JSON objects refused and
+    an error reply made Ollama's shape (`[1,2,3]` would reach the client as a Python error).
+    Lines are split as they come, so a long line costs its length, not its square."""
     ok = 200 <= response.status_code < 300
-    ndjson = ok and "ndjson" in response.headers.get("content-type", "")
-    check = ok  # a JSON reply's first line, or every line of NDJSON, must open an object
+    if not ok:
+        yield _error_body(b"".join(chunks))
+        return
+    ndjson = "ndjson" in response.headers.get("content-type", "")
+    check = True  # a JSON reply's first line, or every line of NDJSON, must open an object
     pending: list[bytes] = []
     for chunk in chunks:
         if b"\n" not in chunk:
@@ -101,6 +104,17 @@ def _finite_counts(response: Any, chunks: Iterator[bytes]) -> Iterator[bytes]:
         if check:
             _an_object(last, ndjson)
         yield _finite_line(last)
+
+
+def _error_body(body: bytes) -> bytes:
+    """An error reply's body in the shape the client reads: JSON that is not an object (`[1]`,
+    `"oops"`) becomes `{"error": <its words>}` (the client would fail on it with a Python
+    error); anything else is left as sent."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return body
+    return body if isinstance(data, dict) else json.dumps({"error": words_of(data)}).encode()
 
 
 def _an_object(line: bytes, ndjson: bool) -> None:
@@ -170,7 +184,7 @@ class OllamaBackend:
         self._secrets = (os.environ.get("OLLAMA_API_KEY", "").strip(), *url_secrets(raw))
         httpx = import_httpx()  # before the client imports it
         client_module = _import_ollama()
-        bounds = ReplyBounds(limits, body=_finite_counts)
+        bounds = ReplyBounds(limits, body=_readable_body)
         try:
             self._client: ollama.Client = client_module.Client(
                 host=self.address,

@@ -306,6 +306,15 @@ def test_ollama_error_statuses_say_the_servers_words_and_what_to_do(
     assert _ECHO_KEY not in line and "{" not in line and "'message'" not in line, line
 
 
+@pytest.mark.parametrize(("body", "words"), [(b"[1,2,3]", "[1, 2, 3]"), (b'"oops"', "oops")])
+def test_an_ollama_error_body_that_is_json_but_no_object_is_one_line(serve, env, body, words):
+    server = serve(lambda path: http("500 Internal Server Error", body))
+    result = run_ore(*ollama_args(server), "hi", env=env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert line.endswith(f"failed with HTTP 500: {words}; check its log and retry"), line
+
+
 # -- 3. a long NDJSON line costs its length, not its square ---------------------------------------
 
 
