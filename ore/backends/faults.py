@@ -21,6 +21,7 @@ __all__ = [
     "mapped_errors",
     "no_images",
     "not_http",
+    "redirected",
     "refuses_images",
     "timed_out",
     "too_long",
@@ -104,6 +105,41 @@ def not_http(server: str, text: str, hint: str, address_hint: str) -> ModelError
     if lowered.startswith(_NOT_HTTP):
         return unreadable(server, "a reply that is not valid HTTP", hint)
     return None
+
+
+def redirected(
+    server: str, status: int, sent: str, location: str, route: str, hint: str
+) -> ModelError:
+    """A 3xx, never followed: its target (`location`, resolved against the `sent` URL) said
+    without credentials, and when the target is `route` elsewhere (the API moved), the base
+    URL to set, without the route ORE appends. `hint` names the setting ("set --base-url ...").
+    The caller scrubs the message of its secrets (`mapped_errors` does)."""
+    from urllib.parse import urljoin, urlsplit, urlunsplit
+
+    from .secrets import sanitize_url
+
+    try:
+        parts = urlsplit(urljoin(sent, location)) if location else None
+    except ValueError:
+        parts = None
+    if parts is None or not parts.scheme or not parts.netloc:
+        return ModelError(
+            f"{server} answered with a redirect (HTTP {status}), which ORE never follows; "
+            f"{hint} to the server's own address"
+        )
+    path = parts.path.rstrip("/")
+    moved = path.endswith(route)
+    base = path.removesuffix(route) if moved else path
+    where = sanitize_url(urlunsplit((parts.scheme, parts.netloc, base, "", "")))
+    if moved:
+        return ModelError(
+            f"{server} redirects to {where}{route} (HTTP {status}), which ORE never follows; "
+            f"{hint} to {where}"
+        )
+    return ModelError(
+        f"{server} redirects to {where} (HTTP {status}), which ORE never follows; {hint} "
+        "to the server's own address"
+    )
 
 
 def closed_without_answer(server: str, hint: str) -> ContextTooLong:

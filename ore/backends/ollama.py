@@ -38,6 +38,7 @@ from .faults import (
     mapped_errors,
     no_images,
     not_http,
+    redirected,
     refuses_images,
     timed_out,
     too_long,
@@ -185,16 +186,24 @@ class OllamaBackend:
         httpx = import_httpx()  # before the client imports it
         client_module = _import_ollama()
         bounds = ReplyBounds(limits, body=_readable_body)
+        options = http_options(self.address, bounds, trusted=trusted)
+        options["event_hooks"]["response"].append(self._note_redirect)
+        #: The last redirect's request URL and target: the client keeps only a 3xx's status.
+        self._redirect = ("", "")
         try:
             self._client: ollama.Client = client_module.Client(
                 host=self.address,
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                 auth=None if trusted else no_credentials,
-                **http_options(self.address, bounds, trusted=trusted),
+                **options,
             )
         except ValueError as exc:
             raise _bad_address(host) from exc
         bounds.install(self._client._client)
+
+    def _note_redirect(self, response: Any) -> None:
+        if 300 <= response.status_code < 400:
+            self._redirect = (str(response.request.url), response.headers.get("location", ""))
 
     def close(self) -> None:
         """Close the connection pool (a process that exits need not bother)."""
@@ -382,10 +391,10 @@ def _classify(
         if refuses_images(options, exc.status_code, detail):
             return no_images(server, model_id, detail)
         if 300 <= exc.status_code < 400:
-            return ModelError(
-                f"{server} answered with a redirect (HTTP {exc.status_code}), which ORE never "
-                "follows; set OLLAMA_HOST or --base-url to the server's own address"
-            )
+            sent, location = backend._redirect
+            route = "/api/" + sent.rpartition("/api/")[2] if "/api/" in sent else "/api/chat"
+            hint = "set OLLAMA_HOST or --base-url"
+            return redirected(server, exc.status_code, sent or address, location, route, hint)
         if exc.status_code == -1:
             return ModelError(
                 f"{server} failed in the middle of the answer: {detail}; check its log and retry"

@@ -20,7 +20,7 @@ import contextlib
 import json
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from .._version import __version__
 from ..errors import ModelError, ModelNotFound, ServerUnreachable
@@ -43,6 +43,7 @@ from .faults import (
     mapped_errors,
     no_images,
     not_http,
+    redirected,
     refuses_images,
     timed_out,
     too_long,
@@ -442,42 +443,10 @@ def _classify_status(exc: StatusError, backend: OpenAIBackend, model_id: str | N
         wait = f" (it asks to wait {exc.retry_after} s)" if exc.retry_after.isdigit() else ""
         return ModelError(f"{server} rate limited the request{wait}: {detail}; retry later")
     if 300 <= status < 400:
-        return _redirect(exc, backend)
+        sent = backend._urls[exc.route]
+        return redirected(server, status, sent, exc.location, f"/{exc.route}", _URL_HINT)
     if status >= 400 and is_context_overflow(detail + exc.body.decode(errors="replace")):
         return too_long(server, status, detail, _LARGER_CONTEXT)
     if status >= 500:
         return ModelError(f"{server} failed with HTTP {status}: {detail}; check its log and retry")
     return ModelError(f"{server} rejected the request with HTTP {status}: {detail}")
-
-
-def _redirect(exc: StatusError, backend: OpenAIBackend) -> ModelError:
-    """A 3xx, never followed: its target said, and when the target is this route elsewhere (the
-    API moved), the base URL to set, without the route ORE appends."""
-    server = f"the server at {backend.address}"
-    status = exc.status
-    sent = backend._urls[exc.route]
-    try:
-        parts = urlsplit(urljoin(sent, exc.location)) if exc.location else None
-    except ValueError:
-        parts = None
-    if parts is None or not parts.scheme or not parts.netloc:
-        return ModelError(
-            f"{server} answered with a redirect (HTTP {status}), which ORE never follows; "
-            f"{_URL_HINT} to the API's own address"
-        )
-    path = parts.path.rstrip("/")
-    route = f"/{exc.route}"
-    moved = path.endswith(route)
-    target = urlunsplit(
-        (parts.scheme, parts.netloc, path.removesuffix(route) if moved else path, "", "")
-    )
-    where = scrub(sanitize_url(target), backend._secrets)
-    if moved:
-        return ModelError(
-            f"{server} redirects to {where}/{exc.route} (HTTP {status}), which ORE never "
-            f"follows; {_URL_HINT} to {where}"
-        )
-    return ModelError(
-        f"{server} redirects to {where} (HTTP {status}), which ORE never follows; {_URL_HINT} "
-        "to the API's own address"
-    )

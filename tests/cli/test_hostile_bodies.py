@@ -361,12 +361,23 @@ def test_a_redirect_to_the_route_elsewhere_suggests_the_base_url(serve, env) -> 
     assert "t0ps3cret" not in line
 
 
+def test_an_ollama_redirect_names_its_target_and_the_address_to_set(serve, env) -> None:
+    moved = "http://u:pw@other.example:11434/api/chat?key=k3y"
+    server = serve(lambda path: http("307 Temporary Redirect", b"", Location=moved))
+    result = run_ore(*ollama_args(server), "hi", env=env)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "redirects to http://other.example:11434/api/chat (HTTP 307)" in line, line
+    assert line.endswith("set OLLAMA_HOST or --base-url to http://other.example:11434"), line
+    assert "k3y" not in line and "pw" not in line
+
+
 def test_a_redirect_elsewhere_is_not_offered_as_the_base_url(serve, env) -> None:
     server = serve(lambda path: http("302 Found", b"", Location="https://sso.example/login"))
     result = run_ore(*openai_args(server), "hi", env=env)
     line = one_line_error(result)
     assert "redirects to https://sso.example/login (HTTP 302)" in line, line
-    assert "to the API's own address" in line, line
+    assert "to the server's own address" in line, line
 
 
 @pytest.mark.parametrize("backend", ["ollama", "openai"])
