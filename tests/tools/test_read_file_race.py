@@ -150,13 +150,18 @@ def test_the_ore_command_never_reads_outside_while_a_parent_of_its_folder_is_swa
 ) -> None:
     assert ORE is not None
     monkeypatch.chdir(race.root)  # each run inherits this folder itself, never its name
-    args = ["--dry-run", "--tool", "read-file", "--grant", "filesystem-read", "q"]
+    tool = ["--dry-run", "--tool", "read-file", "--grant", "filesystem-read", "q"]
+    routed = ["--dry-run", "--route", "--grant", "filesystem-read", "--route-threshold", "0"]
+    ways = [
+        [*tool, "--tool-arg", "path=a.txt"],
+        [*tool, "--tool-arg", "path=sub/../link.txt"],
+        [*routed, "read file a.txt"],  # a path given by routing: the same walk
+    ]
     seen: collections.Counter[str] = collections.Counter()
     with swapping(race, fine=False):  # the runs are other processes
         for run in range(30):
-            path = "a.txt" if run % 2 else "sub/../link.txt"
             result = subprocess.run(
-                [ORE, *args, "--tool-arg", f"path={path}"],
+                [ORE, *ways[run % len(ways)]],
                 capture_output=True,
                 text=True,
                 env=ore_env,
