@@ -176,7 +176,8 @@ def tool_root(fail: Callable[[str], ToolError], root_arg: str | None) -> Path:
     try:
         root = Path(root_arg or os.getcwd()).resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise fail(f"root {root_arg!r} cannot be used: {_fs.os_error_words(exc)}") from exc
+        what = f"root {root_arg!r}" if root_arg else "the working folder"
+        raise fail(f"{what} cannot be used: {_fs.os_error_words(exc)}") from exc
     return root
 
 
