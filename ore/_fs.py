@@ -310,7 +310,10 @@ def open_beneath(root: Pinned, path: str) -> tuple[int, str]:
 
 #: The kernel's own limit on the symlinks of one path.
 _MAX_LINKS = 40
-_PIN = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+#: A folder held only to open what is beneath it: O_PATH where there is one (Linux), so a folder
+#: we may search but not list (mode --x) can be a root or on the way, as for a path.
+_PIN = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+_STEP = _PIN | os.O_NOFOLLOW
 
 
 def _beneath(root: Pinned, path: str, asked: str) -> list[str]:
@@ -374,7 +377,7 @@ def _open_at(fd: int, name: str, path: str, *, folder: bool) -> int:
     saw: ELOOP or ENOTDIR now means it was swapped meanwhile (for a symlink or a file),
     refused, never followed."""
     try:
-        return os.open(name, _DIR, dir_fd=fd) if folder else open_regular(name, dir_fd=fd)
+        return os.open(name, _STEP, dir_fd=fd) if folder else open_regular(name, dir_fd=fd)
     except NotRegularFile:
         raise
     except OSError as exc:
