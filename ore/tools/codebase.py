@@ -11,10 +11,13 @@ the tool runs, so listing tools never pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphError
+from .._fs import os_error_words
+from ..errors import GraphError, ToolError
 from ..graph.ops import ARG_KINDS, MAX_CHARS, OPS, SNIPPET_ARG, run_query
 from .base import Tool, failer, inside_root, tool_root
 from .codebase_args import Rule, extract
@@ -333,7 +336,9 @@ def _codebase(args: Mapping[str, Any]) -> ToolResult:
     from ..types import ToolResult
 
     fail = failer("codebase")
+    folder = _identity(fail, args.get("root") or ".")  # the working folder itself, by inode
     root = tool_root(fail, args.get("root"))
+    _still(fail, root, folder)
     query = {k: v for k, v in args.items() if k not in ("op", "root")}
     op = args.get("op", "overview")
     for key in _FILE_ARGS:
@@ -348,11 +353,38 @@ def _codebase(args: Mapping[str, Any]) -> ToolResult:
     except GraphError as exc:
         message = exc.message.replace("this op", f"op '{op}'", 1)
         raise fail(message if message.startswith("op '") else f"op '{op}': {message}") from exc
+    _still(fail, root, folder)  # read by path: an answer from a folder swapped in is dropped
     brief = {k: _brief(v) if k in _TEXT_ARGS else v for k, v in sorted(query.items())}
     shown = " ".join([op, *(f"{k}={v}" for k, v in brief.items())])
     meta = {"op": op, "args": brief, "root": str(root), "chars": len(text)}
     meta["truncated"] = len(text) >= MAX_CHARS - 40 and text.endswith("narrow the query)")
     return ToolResult(tool_name="codebase", output=f"Query: {shown}\n{text}", metadata=meta)
+
+
+def _identity(fail: Callable[[str], ToolError], folder: str) -> tuple[int, int]:
+    """The folder's device and inode: "." is the working folder itself, whatever its path."""
+    try:
+        found = os.stat(folder)
+    except OSError as exc:
+        what = f"root {folder!r}" if folder != "." else "the working folder"
+        raise fail(f"{what} cannot be used: {os_error_words(exc)}") from exc
+    return found.st_dev, found.st_ino
+
+
+def _still(fail: Callable[[str], ToolError], root: Path, folder: tuple[int, int]) -> None:
+    """The graph reads its root by path: unless that path still names the folder the call
+    began in (a folder above it renamed, or swapped for a link elsewhere), nothing read is
+    answered. A swap and a swap back both inside one call would pass, as for `ore mcp`."""
+    try:
+        found = os.stat(root)
+        same = (found.st_dev, found.st_ino) == folder
+    except OSError:
+        same = False
+    if not same:
+        raise fail(
+            f"the folder {str(root)!r} changed while it was read (a folder above it was moved "
+            "or replaced); run the query again"
+        )
 
 
 def _brief(text: str) -> str:

@@ -256,3 +256,48 @@ def test_read_file_still_refuses_each_plain_case_in_one_line(
         READ.run({"path": path})
     _one_clean_line(info.value.message)
     assert expected in info.value.message
+
+
+def _codebase_tree(race: Race) -> None:
+    (race.root / "inside_mod.py").write_text("def inside_fn():\n    return 1\n", encoding="utf-8")
+    secret = race.root.parent.parent.parent / "secretland" / "root" / "secret_mod.py"
+    secret.write_text(f"def {SECRET.lower()}():\n    return 2\n", encoding="utf-8")
+
+
+@pytest.mark.invariant
+def test_the_codebase_tool_answers_from_its_working_folder_whatever_path_it_now_has(
+    race: Race, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A folder above the working folder swapped for a link elsewhere before the call: the
+    working folder is itself (its inode), read where it now is; the other folder never."""
+    _codebase_tree(race)
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(race.root)
+    race.swap()  # race.root's path now leads to the secret's folder; the cwd is where it was
+    result = TOOL_REGISTRY["codebase"].run({"op": "top-files"})
+    assert "inside_mod.py" in result.output and "secret_mod" not in result.output
+
+
+@pytest.mark.invariant
+def test_the_codebase_tool_drops_what_it_read_while_a_parent_was_swapped(
+    race: Race, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The graph reads its root by path: a swap during the call (the root's path then names
+    another folder) is found once the query returns, and nothing it read is answered. (A swap
+    and a swap back both inside one call would pass, as for `ore mcp`: docs/tools-and-skills.md.)"""
+    from ore.tools import codebase
+
+    _codebase_tree(race)
+    monkeypatch.setenv("ORE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(race.root)
+    query = codebase.run_query
+
+    def swapped_midway(root: Path, op: str, args: dict[str, str]) -> str:
+        race.swap()
+        return query(root, op, args)
+
+    monkeypatch.setattr(codebase, "run_query", swapped_midway)
+    with pytest.raises(ToolError) as refused:
+        TOOL_REGISTRY["codebase"].run({"op": "top-files"})
+    _one_clean_line(refused.value.message)
+    assert "changed while it was read" in refused.value.message
