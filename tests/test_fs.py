@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import signal
@@ -24,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _swap import exchanger
 
 from ore import _fs
 from ore._fs import (
@@ -521,27 +521,9 @@ def test_open_inside_never_follows_a_folder_swapped_for_a_symlink_after_the_chec
 
 
 def _exchanger(root: Path) -> Callable[[], None]:
-    """Swap `sub` (a folder) and `sub.link` (a symlink to the outside folder) in one step, with
-    renameat2(RENAME_EXCHANGE) where the C library has it, so `sub` is never missing; else by
-    three renames, which leave moments where it is."""
+    """Swap `sub` (a folder) and `sub.link` (a symlink to the outside folder) in one step."""
     (root / "sub.link").symlink_to(root.parent / "outside")
-    a, b = os.fsencode(root / "sub"), os.fsencode(root / "sub.link")
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-
-        def swap() -> None:
-            os.rename(a, a + b".tmp")
-            os.rename(b, a)
-            os.rename(a + b".tmp", b)
-
-        return swap
-
-    def exchange() -> None:
-        if renameat2(-100, a, -100, b, 2) != 0:  # AT_FDCWD, RENAME_EXCHANGE
-            raise OSError(ctypes.get_errno(), "renameat2 failed")
-
-    return exchange
+    return exchanger(os.fsencode(root / "sub"), os.fsencode(root / "sub.link"))
 
 
 @pytest.mark.invariant

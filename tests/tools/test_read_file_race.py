@@ -6,7 +6,6 @@ refusals: the root is pinned by descriptor (`ore._fs.pin_folder`) and every path
 from __future__ import annotations
 
 import collections
-import ctypes
 import os
 import stat
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from _cli import ORE
+from _swap import exchanger
 
 from ore import _fs
 from ore.errors import ToolError
@@ -49,31 +49,11 @@ def race(tmp_path: Path) -> Iterator[Race]:
     (tmp_path / "secretland" / "root" / "a.txt").write_text(f"{SECRET}\n", encoding="utf-8")
     (tmp_path / "g" / "plink").symlink_to("../secretland")
     a, b = tmp_path / "g" / "p", tmp_path / "g" / "plink"
-    yield Race(root, _exchanger(os.fsencode(a), os.fsencode(b)))
+    yield Race(root, exchanger(os.fsencode(a), os.fsencode(b)))
     if a.is_symlink():  # left swapped: put the folder back for the clean-up
         a.rename(tmp_path / "g" / "tmp")
         b.rename(a)
         (tmp_path / "g" / "tmp").rename(b)
-
-
-def _exchanger(a: bytes, b: bytes) -> Callable[[], None]:
-    """Exchange `a` and `b` in one step with renameat2(RENAME_EXCHANGE) where the C library has
-    it; else by three renames (which leave moments where `a` is missing)."""
-    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
-    if renameat2 is None:
-
-        def swap() -> None:
-            os.rename(a, a + b".tmp")
-            os.rename(b, a)
-            os.rename(a + b".tmp", b)
-
-        return swap
-
-    def exchange() -> None:
-        if renameat2(-100, a, -100, b, 2) != 0:  # AT_FDCWD, RENAME_EXCHANGE
-            raise OSError(ctypes.get_errno(), "renameat2 failed")
-
-    return exchange
 
 
 @contextmanager
