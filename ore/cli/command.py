@@ -422,6 +422,10 @@ def _dispatch(args: list[str]) -> int:
     except click.ClickException as exc:  # every usage mistake, in one voice (exit 2)
         from .voice import in_one_voice
 
+        if isinstance(exc, click.UsageError) and exc.ctx is None:
+            # click's parser gives "-m requires an argument" no context: without one there is
+            # no `Usage:` line, the shape every other usage mistake has
+            exc.ctx = command.make_context(prog, [], resilient_parsing=True)
         in_one_voice(exc, args)
         return usage_error(exc)
     except click.exceptions.Abort:  # Ctrl-C or end of input outside a turn

@@ -467,3 +467,11 @@ def test_temp_files_a_killed_save_left_are_never_removed_by_the_next_save(
     names = sorted(p.name for p in sessions.iterdir() if not p.name.startswith(".index.json"))
     assert names == sorted([stale.name, old.name, "s.json", "s.json.lock"])
     assert stale.read_text(encoding="utf-8") == old.read_text(encoding="utf-8") == '{"half": '
+
+
+@pytest.mark.parametrize(
+    "args", [["-m"], ["hi", "--save-session"], ["session", "show", "x", "--turns"]]
+)
+def test_an_option_missing_its_value_is_a_usage_error_in_the_usual_shape(ore_env, args) -> None:
+    """click's parser gives this one mistake no context, so it had no `Usage:` line."""
+    assert "requires an argument" in usage_error(ore(*args, env=ore_env))
