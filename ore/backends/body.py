@@ -48,9 +48,20 @@ def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
     wbits = _WBITS[name]
     inflater = zlib.decompressobj(wbits)
     started = False
+    held = b""  # the first byte of what follows a gzip member, until the second comes
     for chunk in chunks:
-        data = chunk
+        data = held + chunk
+        held = b""
         while True:
+            if inflater.eof and data:
+                # After the end, only another gzip member may follow (RFC 1952): anything
+                # else would pile up in zlib's `unused_data`, uncounted, as long as it came.
+                if len(data) == 1 and data == _GZIP_MAGIC[:1] and wbits & 16:
+                    held = data
+                    break
+                if not (wbits & 16 and data.startswith(_GZIP_MAGIC)):
+                    raise UnreadableBody(f"a {name} body with more after its end")
+                inflater = zlib.decompressobj(wbits)
             try:
                 out = inflater.decompress(data, PIECE)
             except zlib.error:
@@ -63,17 +74,21 @@ def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
             started = True
             if out:
                 yield out
-            data = inflater.unconsumed_tail
+            data = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
             if not data and len(out) < PIECE:
                 break
     try:
         tail = inflater.flush()
     except zlib.error:
         tail = b""
-    if started and not inflater.eof:  # cut short: what came is not the whole body
+    if held or (started and not inflater.eof):  # cut short: what came is not the whole body
         raise UnreadableBody(f"a {name} body that does not decompress")
     if tail:
         yield tail
+
+
+#: How a gzip member begins.
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def valid_utf8(chunks: Iterator[bytes]) -> Iterator[bytes]:
