@@ -16,7 +16,7 @@ import fcntl
 import json
 import os
 import stat
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Container
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -70,10 +70,12 @@ def judge(line: bytes) -> SessionMessage | Rejected | None:
 _ID_PROBLEM = "Invalid request: id must be a string or an integer"
 
 
-def _rejected(line: bytes, exc: ValidationError) -> Rejected:
+def _rejected(line: bytes, exc: ValidationError) -> Rejected | None:
     raw = _loads(line)
     if raw is _NOT_JSON:
         return Rejected(None, types.PARSE_ERROR, "Parse error: a line must be one JSON object")
+    if isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw):
+        return None  # a response from the client, malformed: a response is never answered
     ident = _ident(raw)
     if any(error["type"] == "json_invalid" for error in exc.errors()):
         # JSON Python reads and the SDK's parser does not: a lone surrogate, say
@@ -115,9 +117,16 @@ def _loads(line: bytes) -> Any:
 
 
 def _ident(raw: Any) -> str | int | None:
-    """The line's `id` when it is one a client can match its answer by."""
+    """The line's `id` when it is one a client can match its answer by, and that an answer
+    can carry (a string holding a lone surrogate cannot be written as JSON text)."""
     ident = raw.get("id") if isinstance(raw, dict) else None
-    if isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool)):
+    if isinstance(ident, int) and not isinstance(ident, bool):
+        return ident
+    if isinstance(ident, str):
+        try:
+            ident.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
         return ident
     return None
 
@@ -171,7 +180,21 @@ class Inbound:
     paid for on each call). Anything else (`ore mcp < requests.jsonl`: a file, which epoll
     cannot watch) is read in a worker thread."""
 
-    def __init__(self, replies: Replies, limit: int = MAX_LINE, fd: int = 0) -> None:
+    def __init__(
+        self,
+        replies: Replies,
+        limit: int = MAX_LINE,
+        fd: int | None = 0,
+        owed: Container[Any] = (),
+    ) -> None:
+        """`fd` None: stdin was closed when ORE started (`ore mcp <&-`), and its number may
+        now be a descriptor of ORE's own: there are no messages. `owed`: the ids of requests
+        taken in and not answered yet; an error for a line reusing one goes out as null, so
+        that request still gets its one answer."""
+        self._replies, self._limit, self._owed = replies, limit, owed
+        self._fd = -1
+        if fd is None:
+            return
         self._fd = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
         if fd == 0:
             devnull = os.open(os.devnull, os.O_RDONLY)
@@ -181,10 +204,11 @@ class Inbound:
                 os.close(devnull)
         mode = os.fstat(self._fd).st_mode
         self._polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(self._fd)
-        self._replies, self._limit = replies, limit
 
     async def messages(self) -> AsyncIterator[SessionMessage]:
         """The client's messages until stdin ends; what is no message is answered here."""
+        if self._fd < 0:
+            return
         cutter = Cutter(self._limit)
         while True:
             chunk = await self._chunk()
@@ -192,6 +216,8 @@ class Inbound:
             for line in lines:
                 judged = self._over() if line is None else judge(line)
                 if isinstance(judged, Rejected):
+                    if judged.ident is not None and judged.ident in self._owed:
+                        judged = Rejected(None, judged.code, judged.message)
                     await self._replies.send(judged.answer())
                 elif judged is not None:
                     yield judged

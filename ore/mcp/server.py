@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from typing import Any
 
 import anyio
@@ -102,7 +103,8 @@ def serve(root: str | os.PathLike[str]) -> None:
         inbox, taken = anyio.create_memory_object_stream[Any](0)
         outbox, written = anyio.create_memory_object_stream[Any](0)
         replies = ledger.counted(outbox)
-        inbound = Inbound(replies)
+        # stdin closed when ORE started (`ore mcp <&-`): no messages, whatever fd 0 is now
+        inbound = Inbound(replies, fd=0 if sys.stdin is not None else None, owed=ledger.owed)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(ledger.wire.pump, written)
             tasks.start_soon(ledger.relay, inbound.messages(), inbox)

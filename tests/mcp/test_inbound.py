@@ -42,7 +42,7 @@ REFUSED = [
     (b'{"jsonrpc":"1.0","id":9,"method":"ping"}', 9, types.INVALID_REQUEST),
     (b'{"jsonrpc":"2.0","id":13,"method":5}', 13, types.INVALID_REQUEST),
     (b'{"jsonrpc":"2.0","id":12}', 12, types.INVALID_REQUEST),
-    (b'{"jsonrpc":"2.0","id":14,"result":5}', 14, types.INVALID_REQUEST),
+    (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', None, types.PARSE_ERROR),
     (b'"ping"', None, types.INVALID_REQUEST),
     (b"non\xffsense", None, types.PARSE_ERROR),
     (b'{"jsonrpc":"2.0","id":15,"method":"ping"', None, types.PARSE_ERROR),
@@ -67,6 +67,9 @@ def test_messages_pass_and_blank_lines_are_nothing() -> None:
     assert isinstance(request.message, types.JSONRPCRequest) and request.message.id == 99
     note = judge(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     assert note is not None and isinstance(note.message, types.JSONRPCNotification)
+    # a response from the client, malformed: a response is never answered
+    assert judge(b'{"jsonrpc":"2.0","id":14,"result":5}') is None
+    assert judge(b'{"jsonrpc":"2.0","id":14,"error":"no"}') is None
 
 
 def test_lines_are_cut_as_they_come_and_one_over_the_bound_is_never_held() -> None:
@@ -120,17 +123,7 @@ def test_every_line_a_client_sends_gets_an_answer_or_is_a_notification(tmp_path:
     root = tmp_path / "r"
     root.mkdir()
     (root / "a.py").write_text("def f():\n    pass\n")
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "inbound", "version": "0"},
-        },
-    }
-    lines = [json.dumps(hello).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    lines = _hello()
     lines += [line for line, _ident, _code in REFUSED] + [b"", PING]
     done = subprocess.run(  # the client closes stdin after its lines: each is answered first
         [str(ORE), "mcp", "--root", str(root)],
@@ -145,3 +138,55 @@ def test_every_line_a_client_sends_gets_an_answer_or_is_a_notification(tmp_path:
     errors = [(reply["id"], reply["error"]["code"]) for reply in replies[1:-1]]
     assert errors == [(ident, code) for _line, ident, code in REFUSED]
     assert replies[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # still serving after them
+
+
+def _hello() -> list[bytes]:
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "inbound", "version": "0"},
+        },
+    }
+    return [json.dumps(hello).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+
+
+@pytest.mark.invariant
+def test_a_refused_line_reusing_the_id_of_a_request_under_way_leaves_it_its_one_answer(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    pass\n")
+    call = (
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stats","arguments":{}}}'
+    )
+    reused = b'{"jsonrpc":"2.0","id":3,"method":"ping","params":"x"}'
+    done = subprocess.run(  # stdin closed right after: the call under way is still answered
+        [str(ORE), "mcp", "--root", str(root)],
+        input=b"\n".join([*_hello(), call, reused]) + b"\n",
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "ORE_HOME": str(tmp_path / "home")},
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()][1:]
+    assert [reply["id"] for reply in replies if "error" in reply] == [None]
+    answers = [reply for reply in replies if reply["id"] == 3]
+    assert len(answers) == 1 and "result" in answers[0], replies
+
+
+def test_a_server_started_with_stdin_closed_ends_at_once(tmp_path: Path) -> None:
+    """`ore mcp <&-`: fd 0 may become a descriptor of ORE's own (a pipe it opens); it is never
+    read as the client's."""
+    (tmp_path / "r").mkdir()
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" mcp --root "$1" <&-', str(ORE), str(tmp_path / "r")],
+        capture_output=True,
+        timeout=30,
+        env={**os.environ, "ORE_HOME": str(tmp_path / "home")},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
