@@ -187,20 +187,27 @@ def _regular_or_missing(path: Path) -> bool:
 
 def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool, limit: int) -> Iterator[str]:
     """Lines of stdin; a line longer than `limit` characters is read no further than one past
-    it (memory bounded by the limit) and is one error, before anything of it is sent."""
+    it (memory bounded by the limit) and is one error, before anything of it is sent. With
+    `show_prompt` (stdin is a terminal: a person types, though ore's output is not one), a
+    prompt spans lines as with line editing (`Joiner`: a \"\"\" block, a line ending in \\)."""
+    joiner = Joiner() if show_prompt else None
     while True:
         if show_prompt:
-            sys.stderr.write(prompt)
+            sys.stderr.write("... " if joiner is not None and joiner.pending else prompt)
             sys.stderr.flush()
         line = stream.readline(limit + 1)
         if not line:
+            if joiner is not None and joiner.pending:
+                from .console import warn
+
+                warn(f"the REPL ended inside an unfinished prompt ({_UNFINISHED}); it was not sent")
             return
         if len(line) > limit and not line.endswith("\n"):
             raise OreError(
                 f"a line on stdin is longer than the --max-input limit ({limit:,} characters); "
                 "it was not sent (raise it with --max-input SIZE or ORE_MAX_INPUT, or send less)"
             )
-        if show_prompt and _cut_by_terminal(line):  # a person is there: say so, and go on
+        if show_prompt and _cut_by_terminal(line, stream):  # a person is there: say so, go on
             from .console import warn
 
             warn(
@@ -209,8 +216,16 @@ def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool, limit: int) -> 
                 "nothing was sent; send long text with -f FILE or on stdin, or run ore with its "
                 "output at the terminal"
             )
+            if joiner is not None:
+                joiner.reset()
             continue
-        yield line.rstrip("\r\n")
+        line = line.rstrip("\r\n")
+        if joiner is None:
+            yield line
+            continue
+        whole = joiner.feed(line)
+        if whole is not None:
+            yield whole
 
 
 #: The most a terminal in canonical mode hands a reader of one line (Linux's N_TTY buffer, 4096,
@@ -218,12 +233,21 @@ def _piped_lines(stream: TextIO, prompt: str, show_prompt: bool, limit: int) -> 
 _TERMINAL_LINE = 4095
 
 
-def _cut_by_terminal(line: str) -> bool:
+def _cut_by_terminal(line: str, stream: TextIO) -> bool:
     """Whether `line` (read from a terminal without line editing) filled the terminal's line
-    buffer, which drops what comes after it."""
+    buffer, which drops what comes after it: only in canonical mode (`stty -icanon` passes a
+    line whole). A line of exactly 4,095 bytes typed in full is taken for a cut one: the
+    terminal gives both alike."""
     if len(line) < _TERMINAL_LINE // 4:  # four bytes a character at most: cheap for most lines
         return False
-    return len(line.rstrip("\n").encode("utf-8", "surrogateescape")) >= _TERMINAL_LINE
+    if len(line.rstrip("\n").encode("utf-8", "surrogateescape")) < _TERMINAL_LINE:
+        return False
+    import termios
+
+    try:
+        return bool(termios.tcgetattr(stream.fileno())[3] & termios.ICANON)
+    except (OSError, ValueError, termios.error):
+        return True
 
 
 def read_lines(

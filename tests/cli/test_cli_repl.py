@@ -10,6 +10,7 @@ import pty
 import re
 import signal
 import subprocess
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -156,40 +157,75 @@ def test_ctrl_d_inside_an_unfinished_prompt_says_it_was_not_sent(fake_ollama, or
     assert fake_ollama.chat_requests() == []
 
 
+def _typed_with_output_piped(
+    env: dict[str, str], typed: list[bytes], *, canonical: bool = True
+) -> tuple[int, bytes, str]:
+    """`ore -c` with stdin a terminal and stdout a pipe (`ore -c | tee log`): no line editor
+    runs. Each of `typed` is written as a terminal delivers a paste (in pieces), then Ctrl-D.
+    Returns the exit code, stdout and stderr."""
+    master, slave = pty.openpty()
+    if not canonical:  # `stty -icanon`: the terminal passes keys on as they come
+        attrs = termios.tcgetattr(slave)
+        attrs[3] &= ~termios.ICANON
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    proc = subprocess.Popen(
+        [str(ORE), "-c"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=at_a_terminal(env),
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        time.sleep(0.5)
+        for text in typed:
+            for at in range(0, len(text), 1000):
+                os.write(master, text[at : at + 1000])
+                time.sleep(0.02)
+            time.sleep(0.3)
+        os.write(master, b"\x04")
+        if not canonical:
+            os.close(master)  # no line discipline to make Ctrl-D an end: hang the terminal up
+            master = -1
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if master >= 0:
+            os.close(master)
+    return proc.returncode, out, err.decode()
+
+
 def test_a_line_the_terminal_cut_is_refused_with_a_warning_and_the_repl_goes_on(
     fake_ollama, ore_env
 ) -> None:
     """With ore's output not a terminal there is no line editor, and a terminal in canonical
     mode hands a reader at most 4,095 bytes of a line: a longer paste arrives cut. It is said,
     and nothing of it is sent; the next line is."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [str(ORE), "-c"],
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=at_a_terminal(ore_env),
-        start_new_session=True,
-    )
-    os.close(slave)
-    try:
-        time.sleep(0.5)
-        for _ in range(10):  # a paste of 10,000 characters, as a terminal delivers it
-            os.write(master, b"x" * 1000)
-            time.sleep(0.02)
-        os.write(master, b"\nshort\n")
-        time.sleep(0.5)
-        os.write(master, b"\x04")
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    assert proc.returncode == 0
-    assert "the terminal passes on at most 4,095 bytes" in err.decode()
+    code, out, err = _typed_with_output_piped(ore_env, [b"x" * 10_000 + b"\n", b"short\n"])
+    assert code == 0
+    assert "the terminal passes on at most 4,095 bytes" in err
     assert users(fake_ollama) == ["short"]
     assert out == b"echo: short\n"
+
+
+def test_a_long_line_from_a_terminal_not_in_canonical_mode_is_sent_whole(
+    fake_ollama, ore_env
+) -> None:
+    _code, _out, err = _typed_with_output_piped(ore_env, [b"y" * 5_000 + b"\n"], canonical=False)
+    assert "4,095" not in err
+    assert users(fake_ollama) == ["y" * 5_000]
+
+
+def test_a_prompt_spans_lines_when_a_person_types_though_the_output_is_piped(
+    fake_ollama, ore_env
+) -> None:
+    typed = [b'"""\n', b"line one\n", b"line two\n", b'"""\n', b"a \\\n", b"b\n"]
+    code, _out, _err = _typed_with_output_piped(ore_env, typed)
+    assert code == 0
+    assert users(fake_ollama) == ["line one\nline two", "a \nb"]
 
 
 @pytest.mark.invariant
