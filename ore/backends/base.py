@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from .._frozen import contract
 from ..turn_types import NO_TURN_OPTIONS, Reasoner, TurnOptions
 from ..types import Message, Response, Usage
-from .body import unpacked, valid_utf8
+from .body import UnreadableBody, unpacked, valid_utf8
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -340,7 +340,15 @@ def _bounded_stream() -> type:
             self._encodings = encodings
 
         def __iter__(self) -> Iterator[bytes]:
-            chunks = self._counted(valid_utf8(unpacked(iter(self._inner), self._encodings)))
+            failed = self._response.status_code >= 400
+            try:
+                chunks = self._counted(valid_utf8(unpacked(iter(self._inner), self._encodings)))
+            except UnreadableBody:  # an encoding refused before a byte is read
+                if not failed:
+                    raise
+                chunks = iter(())
+            if failed:
+                chunks = _error_words(chunks)
             body = self._bounds.body
             yield from (body(self._response, chunks) if body else chunks)
 
@@ -362,6 +370,27 @@ def _bounded_stream() -> type:
             self._inner.close()
 
     return BoundedStream
+
+
+#: The most of an error reply's body kept: its words are shown cut to a line anyway.
+ERROR_BODY = 64 * 1024
+
+
+def _error_words(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """An error reply's body (HTTP 4xx or 5xx) for its words: at most `ERROR_BODY` bytes, and
+    none when it cannot be unpacked. The status is what the user needs (a 401 says "the API
+    key"), so a body that is a bomb or in an encoding ORE did not ask for never hides it."""
+    kept = 0
+    try:
+        for chunk in chunks:
+            chunk = chunk[: ERROR_BODY - kept]
+            kept += len(chunk)
+            if chunk:
+                yield chunk
+            if kept >= ERROR_BODY:
+                return
+    except UnreadableBody:
+        return
 
 
 def _size(n: int) -> str:

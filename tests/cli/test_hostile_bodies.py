@@ -399,3 +399,22 @@ def test_a_reply_that_is_not_http_or_a_bad_redirect_says_so(serve, env, backend,
     line = one_line_error(result)
     assert said in line and "broke" not in line, line
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+@pytest.mark.parametrize(
+    ("encoding", "body"),
+    [("br", b"whatever"), ("gzip", b"\x1f\x8b\x08\x00not gzip at all"), ("gzip", "bomb")],
+)
+def test_an_error_status_is_said_whatever_its_body_is(serve, env, backend, encoding, body):
+    """A 401 whose body is in an encoding ORE did not ask for, does not unpack, or is a bomb:
+    the status still decides the line (the API key), read from at most 64 KiB of its body."""
+    sent = _BOMB if body == "bomb" else body
+    server = serve(lambda path: http("401 Unauthorized", sent, Content_Encoding=encoding))
+    args = ollama_args(server) if backend == "ollama" else openai_args(server)
+    started = time.monotonic()
+    result = run_ore(*args, "--no-stream", "hi", env=env, timeout=60)
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "401" in line and "grew past" not in line and "encoding" not in line, line
+    assert time.monotonic() - started < 20
