@@ -49,9 +49,13 @@ def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
     inflater = zlib.decompressobj(wbits)
     started = False
     held = b""  # the first byte of what follows a gzip member, until the second comes
+    seen = b""  # a deflate body's first bytes, until they show whether zlib's header leads them
+    produced = False
     for chunk in chunks:
         data = held + chunk
         held = b""
+        if wbits > 0 and name == "deflate" and len(seen) < PIECE:
+            seen += chunk  # a header cut across tiny chunks fails only later: read it again raw
         while True:
             if inflater.eof and data:
                 # After the end, only another gzip member may follow (RFC 1952): anything
@@ -65,13 +69,15 @@ def _inflate(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
             try:
                 out = inflater.decompress(data, PIECE)
             except zlib.error:
-                if name == "deflate" and not started and wbits > 0:
+                if name == "deflate" and wbits > 0 and not produced and len(seen) < PIECE:
                     # Some servers send raw deflate, without zlib's header: read it so.
                     wbits = -zlib.MAX_WBITS
                     inflater = zlib.decompressobj(wbits)
+                    data = seen
                     continue
                 raise UnreadableBody(f"a {name} body that does not decompress") from None
             started = True
+            produced = produced or bool(out)
             if out:
                 yield out
             data = inflater.unused_data if inflater.eof else inflater.unconsumed_tail

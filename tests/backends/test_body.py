@@ -87,3 +87,12 @@ def test_gzip_members_one_after_another_are_one_body_however_they_are_cut() -> N
     assert b"".join(unpacked(one_byte_each, ["gzip"])) == b"one\ntwo\n"
     with pytest.raises(UnreadableBody):  # half a magic, and then nothing
         list(unpacked(iter([two + b"\x1f"]), ["gzip"]))
+
+
+def test_raw_deflate_is_read_however_small_its_first_pieces_are() -> None:
+    """Whether zlib's header leads a deflate body shows only after its first bytes: a raw body
+    sent a byte at a time is read again raw from its start, not refused."""
+    packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    raw = packer.compress(b"raw body " * 50) + packer.flush()
+    one_byte_each = iter([raw[i : i + 1] for i in range(len(raw))])
+    assert b"".join(unpacked(one_byte_each, ["deflate"])) == b"raw body " * 50
