@@ -267,6 +267,8 @@ def open_beneath(root: Pinned, path: str) -> tuple[int, str]:
     """
     if "\0" in path:
         raise ValueError("the path contains a NUL character")
+    if path.endswith(("/", "/.")):  # `a.txt/`: a folder is asked for, as the kernel reads it
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
     todo = _beneath(root, path, path)
     names: list[str] = []
     fd = os.dup(root.fd)

@@ -203,6 +203,8 @@ def _device(work: Path) -> str:
         (lambda w: (w / "l1").write_bytes(b"caf\xe9") and "l1", "binary"),
         (lambda w: "sub/missing.txt", "no such file"),
         (lambda w: "a\0b", "NUL"),
+        (lambda w: (w / "a.txt").write_text("a file") and "a.txt/", "Not a directory"),
+        (lambda w: (w / "a.txt").write_text("a file") and "sub/../a.txt/.", "Not a directory"),
     ],
     ids=[
         "dotdot",
@@ -226,6 +228,8 @@ def _device(work: Path) -> str:
         "not-utf8",
         "missing",
         "nul-in-path",
+        "a-file-as-a-folder",
+        "a-file-as-a-folder-dot",
     ],
 )
 def test_read_file_still_refuses_each_plain_case_in_one_line(
