@@ -121,3 +121,29 @@ def test_set_refuses_to_build_on_a_broken_file(home: Path) -> None:
     with pytest.raises(ConfigError, match="line 1"):
         set_config_value("log", "false")
     assert (home / "config.toml").read_text(encoding="utf-8") == "model = \n"
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("http://[::1]x:1", "only :PORT may follow"),
+        ("[::1]x:1", "only :PORT may follow"),
+        ("http://[zz]:1", "not an IPv6 address"),
+        ("http://[1.2.3.4]:1", "not an IPv6 address"),
+        ("http://[::1", "closing ]"),
+        ("http://h:0", "port"),
+        ("h:0", "port"),
+        ("::1", "brackets"),
+        (None, None),
+    ],
+)
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+def test_the_one_address_check_says_why_and_takes_what_servers_take(kind, address, why) -> None:
+    from ore.config import address_problem
+
+    if address is None:  # what must stay valid, for both kinds of server
+        for good in ("http://[::1]:11434", "[fe80::1%eth0]:11434", "http://u:p@[::1]:8080/v1"):
+            assert address_problem(good, kind) is None, good
+        return
+    problem = address_problem(address, kind)
+    assert problem is not None and why in problem, (address, problem)

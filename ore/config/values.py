@@ -85,10 +85,19 @@ def address_problem(raw: str, kind: str = "ollama") -> str | None:
     if kind in BACKEND_NAMES[1:]:
         from urllib.parse import urlsplit
 
+        url = text if "://" in text else f"http://{text}"
+        hostport = url.partition("://")[2].partition("/")[0].rpartition("@")[2]
+        bracketed = _bracket_problem(hostport)
+        if bracketed is not None:
+            return bracketed
+        if not hostport.startswith("[") and hostport.count(":") > 1:
+            return _UNBRACKETED
         try:
-            parts = urlsplit(text if "://" in text else f"http://{text}")
-            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+            parts = urlsplit(url)
+            number = parts.port
         except ValueError:
+            return "its port is not a number from 1 to 65535"
+        if number == 0:
             return "its port is not a number from 1 to 65535"
         if parts.scheme.lower() not in ("http", "https"):
             return "it is not an http:// or https:// address"
@@ -99,14 +108,39 @@ def address_problem(raw: str, kind: str = "ollama") -> str | None:
     if sep and scheme.lower() not in ("http", "https"):  # the client speaks HTTP only
         return "it is not an http:// or https:// address"
     hostport = (rest if sep else text).partition("/")[0].rpartition("@")[2]  # no user:password
+    bracketed = _bracket_problem(hostport)
+    if bracketed is not None:
+        return bracketed
     if hostport.startswith("["):
         port = hostport[hostport.find("]") + 2 :]
     elif hostport.count(":") > 1:  # `::1`, `:::`: which colon starts the port is anyone's guess
-        return "an IPv6 address goes in brackets, as [::1]:11434"
+        return _UNBRACKETED
     else:
         port = hostport.rpartition(":")[2] if ":" in hostport else ""
     if port and (not port.isdigit() or not 0 < int(port) < 65536):
         return "its port is not a number from 1 to 65535"
+    return None
+
+
+#: An IPv6 address written bare (`::1`): which colon starts the port is anyone's guess.
+_UNBRACKETED = "an IPv6 address goes in brackets, as [::1]:11434"
+
+
+def _bracket_problem(hostport: str) -> str | None:
+    """What is wrong with an IPv6 host in brackets (`[::1]:11434`), or None (or no brackets)."""
+    if not hostport.startswith("["):
+        return None
+    end = hostport.find("]")
+    if end < 0:
+        return "its IPv6 address lacks the closing ]"
+    if hostport[end + 1 :] and not hostport[end + 1 :].startswith(":"):
+        return "only :PORT may follow an IPv6 address in brackets"
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(hostport[1:end].partition("%")[0])
+    except ValueError:
+        return "what is in brackets is not an IPv6 address"
     return None
 
 
