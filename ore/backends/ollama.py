@@ -238,6 +238,10 @@ class OllamaBackend:
             reply = self._client.chat(
                 model=model_id, messages=_wire(messages, options), stream=False, **_fields(options)
             )
+        if (
+            getattr(reply, "done", None) is False
+        ):  # a whole answer says it is done, as a stream's last line
+            raise broke(f"Ollama at {self.address}")
         answer = Answer()
         answer.reasoning(getattr(reply.message, "thinking", None) or "")
         answer.text(reply.message.content or "")

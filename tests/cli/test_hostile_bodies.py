@@ -227,6 +227,16 @@ def test_an_ollama_stream_ending_without_its_done_line_broke(serve, env) -> None
     assert not saved(env)
 
 
+def test_an_ollama_answer_at_once_that_is_not_done_broke(serve, env) -> None:
+    """Not streamed, the one object must say it is done too, as a stream's last line does."""
+    body = ollama_line("half an ans").rstrip(b"\n")  # "done": false
+    server = serve(lambda path: http("200 OK", body))
+    result = run_ore(*ollama_args(server), "--no-stream", "--save-session", "s", "hi", env=env)
+    assert result.returncode == 1
+    assert "broke before the answer was complete" in one_line_error(result)
+    assert result.stdout == "" and not saved(env)
+
+
 # -- 4. what an Ollama server sends that ORE cannot use is one line saying so ----------------------
 
 
