@@ -269,17 +269,23 @@ def open_beneath(root: Pinned, path: str) -> tuple[int, str]:
         raise ValueError("the path contains a NUL character")
     if path.endswith(("/", "/.")):  # `a.txt/`: a folder is asked for, as the kernel reads it
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    if len(os.fsencode(path)) > _PATH_MAX:
+        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
     todo = _beneath(root, path, path)
     names: list[str] = []
     fd = os.dup(root.fd)
-    links = 0
+    links = steps = 0
     try:
         while todo:
             part = todo.pop()
+            steps += 1
             if part == "..":
                 if not names:
                     raise OutsideRoot(path, root.path)
                 names.pop()
+                steps += len(names)  # the walk again from the root, below
+                if steps > _MAX_STEPS:  # `d/` a thousand times, then `..` as often: bounded
+                    raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
                 os.close(fd)
                 fd = _walk(root.fd, names, path)
                 continue
@@ -312,6 +318,12 @@ def open_beneath(root: Pinned, path: str) -> tuple[int, str]:
 
 #: The kernel's own limit on the symlinks of one path.
 _MAX_LINKS = 40
+#: The kernel's own limit on a path's length (Linux's PATH_MAX), in bytes.
+_PATH_MAX = 4096
+#: The most folders one walk opens, `..` walking again from the root included: a path within
+#: PATH_MAX, its symlinks expanded, takes well under this; a crafted one is refused, not
+#: walked in time growing with the square of its length.
+_MAX_STEPS = 1 << 16
 #: A folder held only to open what is beneath it: O_PATH where there is one (Linux), so a folder
 #: we may search but not list (mode --x) can be a root or on the way, as for a path.
 _PIN = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC

@@ -629,3 +629,30 @@ def test_list_names_walks_any_depth_without_following_symlinked_folders(tmp_path
         assert list_names(tmp_path, ["top"], limit=1) == ["top/a.txt"]
     finally:  # shutil.rmtree recurses too: pytest could not remove this folder later
         subprocess.run(["rm", "-rf", str(folder / "d")], check=True)
+
+
+def test_a_walk_beneath_a_pinned_folder_is_bounded_in_length_and_steps(tmp_path: Path) -> None:
+    """`..` walks again from the root (a folder it left may have moved), so a path of many
+    folders and as many `..` would cost the square of its length: past PATH_MAX it is refused
+    at once, and a walk of more steps than any real path takes is refused, not finished."""
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(400):
+        os.mkdir("d", dir_fd=fd)
+        deeper = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = deeper
+    os.close(fd)
+    (tmp_path / "a.txt").write_text("inside", encoding="utf-8")
+    root = _fs.pin_folder(str(tmp_path))
+    try:
+        found, shown = _fs.open_beneath(root, "d/" * 20 + "../" * 20 + "a.txt")
+        os.close(found)
+        assert shown == "a.txt"
+        for path in ("d/" * 2100 + "a.txt", "d/" * 400 + "../" * 400 + "a.txt"):
+            started = time.monotonic()
+            with pytest.raises(OSError) as info:
+                _fs.open_beneath(root, path)
+            assert info.value.errno == errno.ENAMETOOLONG
+            assert time.monotonic() - started < 2
+    finally:
+        os.close(root.fd)
