@@ -134,6 +134,7 @@ def test_set_refuses_to_build_on_a_broken_file(home: Path) -> None:
         ("http://h:0", "port"),
         ("h:0", "port"),
         ("::1", "brackets"),
+        ("http://u:SECRET@exa mple:1", "space"),
         (None, None),
     ],
 )

@@ -92,6 +92,8 @@ def address_problem(raw: str, kind: str = "ollama") -> str | None:
             return bracketed
         if not hostport.startswith("[") and hostport.count(":") > 1:
             return _UNBRACKETED
+        if any(ch.isspace() for ch in hostport):
+            return "its host holds a space"
         try:
             parts = urlsplit(url)
             number = parts.port
@@ -111,6 +113,8 @@ def address_problem(raw: str, kind: str = "ollama") -> str | None:
     bracketed = _bracket_problem(hostport)
     if bracketed is not None:
         return bracketed
+    if any(ch.isspace() for ch in hostport):
+        return "its host holds a space"
     if hostport.startswith("["):
         port = hostport[hostport.find("]") + 2 :]
     elif hostport.count(":") > 1:  # `::1`, `:::`: which colon starts the port is anyone's guess
