@@ -18,6 +18,7 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
+from test_mcp_breaks import HELLO, INITIALIZED
 
 from ore.mcp.inbound import Cutter, Inbound, Rejected, judge
 
@@ -141,17 +142,7 @@ def test_every_line_a_client_sends_gets_an_answer_or_is_a_notification(tmp_path:
 
 
 def _hello() -> list[bytes]:
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "inbound", "version": "0"},
-        },
-    }
-    return [json.dumps(hello).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    return [json.dumps(HELLO).encode(), json.dumps(INITIALIZED).encode()]
 
 
 @pytest.mark.invariant
