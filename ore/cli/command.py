@@ -90,8 +90,8 @@ __all__ = ["Options", "cli", "main", "program"]
     "-C",
     "continue_session",
     is_flag=True,
-    help="Go on from the latest logged turn: its session, or a new one made from it "
-    "(log off: the session written last).",
+    help="Go on from the latest logged turn, with its model: its session, or a new one made "
+    "from it (log off: the session written last).",
 )
 @click.option("--no-log", is_flag=True, help="Keep this turn out of the turn log (ore log).")
 @click.option(

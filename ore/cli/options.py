@@ -97,6 +97,9 @@ class Options(NamedTuple):
     no_log: bool = False
     #: `--continue` from a logged one-shot turn: that turn as the session to go on from.
     seed: Session | None = None
+    #: `--continue`: the logged turn's model and backend, which the turn goes on with unless
+    #: --model (or a backend flag, variable or file) says otherwise (`ore.config.settle`).
+    carried: tuple[str, str | None] | None = None
     #: -f/--file PATH (repeatable; '-': stdin): files sent as context blocks.
     file: tuple[str, ...] = ()
     #: --no-config: ignore $ORE_HOME/config.toml.

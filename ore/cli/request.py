@@ -33,8 +33,9 @@ __all__ = [
 
 #: `ore.backends.select.BACKENDS`, spelled out so that no backend is imported to check a name.
 _BACKENDS = ("ollama", "openai", "deepseek")
-#: Where a backend the user chose comes from (an artifact's is not the user's: `route`).
-_CHOSEN = ("flag", "environment", "file")
+#: Where a backend the user chose comes from (an artifact's is not the user's: `route`; the
+#: logged turn `--continue` goes on from is the user's own).
+_CHOSEN = ("flag", "environment", "file", "log")
 
 
 def _check_address(address: Setting, backend: str) -> None:
@@ -90,6 +91,7 @@ def configured(o: Options, *, replay: bool = False, recorded: str | None = None)
         system=o.system,
         options=parse_model_options(o.option),
         recorded=recorded,
+        continued=o.carried,
     )
     chosen = found.backend
     if chosen.value is not None and chosen.value not in _BACKENDS:

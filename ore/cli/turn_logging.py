@@ -166,10 +166,11 @@ def _waited_out(write: Callable[[], object]) -> Exception | None:
 
 
 def continued(o: Options) -> Options:
-    """`--continue`: go on from the most recent logged turn. A turn of a saved session resumes
-    that session; a one-shot becomes a new session `log-ID` (its prompt and answer, written when
-    the next turn completes). With the log off or empty: the session written last, as before.
-    At a terminal, one stderr line names the session used."""
+    """`--continue`: go on from the most recent logged turn, with its model unless --model is
+    given. A turn of a saved session resumes that session; a one-shot becomes a new session
+    `log-ID` (its prompt and answer, written when the next turn completes). With the log off
+    or empty: the session written last, as before. At a terminal, one stderr line names the
+    session and the model used."""
     from ..turn import latest_session
 
     def told(line: str) -> None:
@@ -194,18 +195,26 @@ def continued(o: Options) -> Options:
     from ..artifacts import parse_artifact
 
     parent = parse_artifact(document.encode("utf-8"), source=f"log:{turn.id}")
+    # The conversation goes on with the model it had (unless --model says otherwise), and on
+    # the backend it had when no flag, variable or file names one: `ore.config.settle`.
+    backend = parent.backend.name if parent.backend is not None else None
+    o = o._replace(carried=(parent.model_id, backend))
+    model = f", model {o.model or parent.model_id}"
     # A session is followed only while it holds the logged turn (its answer, by content and
     # time): a name renamed away, removed, or taken by another conversation is not followed.
     held = _holds(turn.session, parent) if turn.session is not None else None
     if held:
-        told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id})")
+        told(f"--continue: going on in session '{turn.session}' (logged turn {turn.id}{model})")
         return o._replace(resume_session=turn.session)
     # Another session holding the turn: its session renamed, or the `log-ID` an earlier
     # --continue made from it when that turn's own log write failed.
     holder = _holder(parent, turn.time)
     if holder is not None:
         said = "" if turn.session is None else f"; '{turn.session}' was renamed or replaced"
-        told(f"--continue: going on in session '{holder}', which holds logged turn {turn.id}{said}")
+        told(
+            f"--continue: going on in session '{holder}', which holds logged turn {turn.id}"
+            f"{said}{model}"
+        )
         return o._replace(resume_session=holder)
     name = f"log-{turn.id}"
     why = ""
@@ -215,7 +224,7 @@ def continued(o: Options) -> Options:
             if _saved(turn.session or "")
             else f"session '{turn.session}' is gone, so "
         )
-    told(f"--continue: {why}going on from logged turn {turn.id} in a new session '{name}'")
+    told(f"--continue: {why}going on from logged turn {turn.id} in a new session '{name}'{model}")
     return o._replace(save_session=name, seed=seed_session(parent))
 
 

@@ -42,7 +42,8 @@ def from_environment(key: str, env: Mapping[str, str] | None = None) -> tuple[st
 
 class Setting(NamedTuple):
     """One chosen value and where it came from: `origin` is "flag", "environment", "file" or
-    "default"; `source` names it (`--model`, `ORE_MODEL`, the file's path, "built-in")."""
+    "default" (or "artifact", "log": what a chain or `--continue` goes on from); `source` names
+    it (`--model`, `ORE_MODEL`, the file's path, "built-in")."""
 
     value: Any
     origin: str
@@ -90,12 +91,16 @@ def settle(
     system: str | None = None,
     options: Mapping[str, Any] | None = None,
     recorded: str | None = None,
+    continued: tuple[str, str | None] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """The one precedence rule: flag > environment > file > built-in, for every value a turn
     takes from the user's defaults. The keyword arguments are the flags (None: not given);
     `options` the `-o` options, typed; `recorded` the backend of the artifact a replay or
     chain starts from, which the turn goes to when no flag, variable or file names one.
+    `continued` is the model and backend of the logged turn `--continue` goes on from: a
+    conversation goes on with its model unless `--model` says otherwise (as `llm -c` does, and
+    as a chain from an artifact does), and with its backend when nothing names one.
 
     The model's alias (from the file) is replaced wherever the name came from. The file's
     address belongs to the file's backend (Ollama when it names none): used only when the turn
@@ -116,7 +121,10 @@ def settle(
             return Setting(from_file, "file", file)
         return _BUILT_IN
 
-    chosen_model = pick(model, "--model", "model", config.model)
+    if model is None and continued is not None:
+        chosen_model = Setting(continued[0], "log", "--continue")
+    else:
+        chosen_model = pick(model, "--model", "model", config.model)
     if chosen_model.value is not None and chosen_model.value in config.aliases:
         alias = chosen_model.value
         chosen_model = chosen_model._replace(
@@ -125,6 +133,8 @@ def settle(
     chosen_backend = pick(backend and backend.lower(), "--backend", "backend", config.backend)
     if chosen_backend.value is not None:
         chosen_backend = chosen_backend._replace(value=str(chosen_backend.value).lower())
+    elif continued is not None and continued[1]:
+        chosen_backend = Setting(continued[1].strip().lower(), "log", "--continue")
     elif recorded:
         chosen_backend = Setting(recorded.strip().lower(), "artifact", "--artifact-in")
     kind = chosen_backend.value or "ollama"

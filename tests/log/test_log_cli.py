@@ -444,6 +444,32 @@ def test_continue_goes_on_from_the_latest_logged_turn(fake_ollama, ore_env) -> N
     assert stored_users(ore_env, "older") == ["in a session", "back to it", "more"]
 
 
+def test_continue_goes_on_with_the_logged_turns_model_unless_model_is_given(
+    fake_ollama, ore_env
+) -> None:
+    """A conversation goes on with the model it had (as `llm -c`): not the default model, not
+    ORE_MODEL; --model switches it, and the next --continue keeps the switch."""
+    ok(ore("--model", "qwen2.5:0.5b", "a one-shot", env=ore_env))
+    fake_ollama.clear_requests()
+    ok(ore("--continue", "next", env=ore_env))
+    ok(ore("--continue", "--model", "llama3.2:latest", "switched", env=ore_env))
+    ok(ore("--continue", "kept", env=ore_env))
+    ok(ore("--continue", "still", env={**ore_env, "ORE_MODEL": "qwen2.5:0.5b"}))
+    assert [r["model"] for r in fake_ollama.chat_requests()] == [
+        "qwen2.5:0.5b",
+        "llama3.2:latest",
+        "llama3.2:latest",
+        "llama3.2:latest",
+    ]
+    dry = json.loads(ok(ore("--continue", "--dry-run", "then", env=ore_env)).stdout)
+    assert dry["model"] == "llama3.2:latest"
+    assert dry["settings"]["model"] == {
+        "value": "llama3.2:latest",
+        "origin": "log",
+        "source": "--continue",
+    }
+
+
 def test_continue_with_the_log_off_is_the_session_written_last(fake_ollama, ore_env) -> None:
     ok(ore("--save-session", "work", "w1", env=ore_env))
     ok(ore("a one-shot", env=ore_env))
@@ -458,7 +484,7 @@ def test_continue_with_the_log_off_is_the_session_written_last(fake_ollama, ore_
 def test_continue_names_the_session_at_a_terminal(fake_ollama, ore_env) -> None:
     ok(ore("a one-shot", env=ore_env))
     shown = run_in_pty(["--continue", "and then?"], ore_env).decode(errors="replace")
-    assert "going on from logged turn 1 in a new session 'log-1'" in shown
+    assert "going on from logged turn 1 in a new session 'log-1', model llama3.2:latest" in shown
     ok(ore("log", "off", env=ore_env))
     shown = run_in_pty(["--continue", "again"], ore_env).decode(errors="replace")
     assert "the turn log is off, so going on in the session written last, 'log-1'" in shown
