@@ -20,6 +20,8 @@ from .console import is_terminal, json_text, note, out, print_json, reported, vi
 from .turn_logging import LOG_RULE, logging_enabled, parse_ref
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..log import LoggedTurn
 
 __all__ = ["log"]
@@ -63,16 +65,44 @@ def _listing(turns: list[LoggedTurn], as_json: bool, empty: str) -> None:
 _EMPTY = "the turn log is empty; every completed turn is kept there ('ore log status')"
 
 
+#: A listing's parameters as the user typed them.
+_FLAGS = {"count": "-n", "model": "--model", "since": "--since", "session": "--session"}
+_FLAGS["as_json"] = "--json"
+
+
+def _list_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a listing, on `ore log list` and on `ore log` itself (`ore log -n 3`, as
+    `llm logs -n 3`)."""
+    for option in reversed(
+        (
+            click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True),
+            click.option(
+                "--model",
+                metavar="NAME",
+                help="Only turns that asked this model (NAME: any of its tags).",
+            ),
+            click.option(
+                "--since", metavar="DATE", help="Only turns since DATE (2026-11-24, 3d, 12h)."
+            ),
+            click.option("--session", metavar="NAME", help="Only turns saved in this session."),
+            click.option("--json", "as_json", is_flag=True, help="One JSON array on stdout."),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.group(name="log", context_settings=_SETTINGS, invoke_without_command=True)
+@_list_options
 @click.pass_context
-def log(ctx: click.Context) -> None:
+def log(ctx: click.Context, **listing: Any) -> None:
     """The turn log ($ORE_HOME/log.db): every completed turn, its prompt, answer and artifact.
 
-    With no subcommand: the last 20 turns (as 'ore log list').
+    With no subcommand: the last turns (as 'ore log list', with its options).
 
     \b
     Examples:
-        ore log                          # the last 20 turns
+        ore log -n 3                     # the last 3 turns
         ore log search nginx             # best match first
         ore log show -1                  # the latest turn
         ore log show -1 --artifact | ore --artifact-in - "critique it"
@@ -81,17 +111,24 @@ def log(ctx: click.Context) -> None:
         ore log off                      # stop logging (ore log on: start again)
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(list_)
+        ctx.invoke(list_, **listing)
+        return
+    given = [
+        name
+        for name in listing
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+    if given:
+        flags = ", ".join(_FLAGS[name] for name in given)
+        sub = ctx.invoked_subcommand
+        raise click.UsageError(
+            f"{flags} before '{sub}' belongs to the listing ('ore log -n 3'); give what "
+            f"'{sub}' takes after it (ore log {sub} --help)"
+        )
 
 
 @log.command(name="list")
-@click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option(
-    "--model", metavar="NAME", help="Only turns that asked this model (NAME: any of its tags)."
-)
-@click.option("--since", metavar="DATE", help="Only turns since DATE (2026-11-24, 3d, 12h).")
-@click.option("--session", metavar="NAME", help="Only turns saved in this session.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON array on stdout.")
+@_list_options
 def list_(
     count: int = 20,
     model: str | None = None,

@@ -373,6 +373,23 @@ def test_list_filters_and_usage_per_model_per_day(fake_ollama, ore_env) -> None:
     assert bad.returncode == 2
 
 
+def test_log_alone_takes_the_listings_options(fake_ollama, ore_env) -> None:
+    """`ore log -n 3` as `llm logs -n 3`: the listing's options on the group itself; before a
+    subcommand they are a usage error naming where they go."""
+    for prompt in ("a", "b", "c"):
+        ok(ore(prompt, env=ore_env))
+    shown = json.loads(ok(ore("log", "-n", "2", "--json", env=ore_env)).stdout)
+    assert [t["prompt"] for t in shown] == ["c", "b"]
+    assert (
+        ok(ore("log", "-n", "1", env=ore_env)).stdout
+        == ok(ore("log", "list", "-n", "1", env=ore_env)).stdout
+    )
+    mixed = ore("log", "-n", "2", "search", "a", env=ore_env)
+    assert mixed.returncode == 2
+    assert mixed.stdout == ""
+    assert "-n before 'search' belongs to the listing" in mixed.stderr
+
+
 @pytest.mark.invariant
 def test_rm_and_prune_delete_for_good(fake_ollama, ore_env) -> None:
     ok(ore("the password is hunter2zebra", env=ore_env))
