@@ -15,12 +15,14 @@ NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 class Parameter(NamedTuple):
-    """One parameter of a one-line signature: its name, annotation (spaces dropped) and whether
-    it has a default."""
+    """One parameter of a one-line signature: its name, annotation (spaces dropped), whether it
+    has a default, and whether it takes what is left (`*args`, `**kwargs`, `...rest`, Go's
+    `args ...T`): a catch-all, which says little about what a function does."""
 
     name: str
     annotation: str
     default: bool
+    variadic: bool = False
 
 
 def parameter_list(signature: str) -> list[Parameter]:
@@ -49,7 +51,9 @@ def parameter_list(signature: str) -> list[Parameter]:
         found = NAME.search(name_part)
         if found and found.group() not in ("self", "cls", "this"):
             default = bool(_eq) or "?" in name_part
-            out.append(Parameter(found.group(), "".join(annotation.split()), default))
+            typed = "".join(annotation.split())
+            variadic = name_part.lstrip().startswith(("*", "...")) or typed.startswith("...")
+            out.append(Parameter(found.group(), typed, default, variadic))
     return out
 
 

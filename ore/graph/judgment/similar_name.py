@@ -37,9 +37,18 @@ _VERB_ROOTS = frozenset(group[0] for group in _VERBS)
 _MIN_SCORE = 0.3
 
 
-def name_words(name: str) -> set[str]:
-    """The words of an identifier, filler dropped, verbs folded into their family."""
-    return {_FAMILY_OF.get(w, w) for w in split_words(name) if w not in _FILLER}
+def name_words(name: str, *, fold: bool = True) -> set[str]:
+    """The words of an identifier, filler dropped, verbs folded into their family (`fold`)."""
+    words = {w for w in split_words(name) if w not in _FILLER}
+    return {_FAMILY_OF.get(w, w) for w in words} if fold else words
+
+
+def _folds_apart(name: str) -> bool:
+    """Whether folding keeps the name's words apart: `can_verify` would fold both its words
+    into one family (`is`), and every `check`, `is_x` and `validate` would share it; such a
+    name, and the names compared with it, keep their words as written."""
+    words = name_words(name, fold=False)
+    return len(words) == len(name_words(name))
 
 
 def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
@@ -48,10 +57,12 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     says little; `context` says more.
 
     A name sharing only a verb (`get` for `read_edgelist`) says nothing of the feature and is
-    left out, unless the name asked for is verbs alone. When several definitions carry the
+    left out, unless the name asked for is verbs alone. A name whose words fold into one
+    family (`can_verify`) is compared word for word, unfolded (`_folds_apart`). When several definitions carry the
     name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
     listed first; one alone is the name asked about."""
-    wanted = name_words(name)
+    fold = _folds_apart(name)
+    wanted = name_words(name, fold=fold)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
     nouns = wanted - _VERB_ROOTS
@@ -60,7 +71,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     df: dict[str, int] = {}
     for path, record in g.index.files.items():
         for s in record.symbols:
-            words = name_words(s.name)
+            words = name_words(s.name, fold=fold)
             for w in words:
                 df[w] = df.get(w, 0) + 1
             if s.name == name:

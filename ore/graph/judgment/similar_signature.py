@@ -51,7 +51,9 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
     """How well two parameter lists pair off, in [0, 1], and the names they share: each
     parameter meets its best partner (same name 0.6, same annotation 0.3, same default 0.1,
     a position off costs a little; two unannotated parameters of one name count as the same
-    annotation, so a function's own copy scores 1), over the longer list."""
+    annotation, so a function's own copy scores 1, catch-alls aside), over the longer list. Two catch-alls
+    (`**kw` and `**kw`) pair for 0.1 whatever their names, and are not names shared: half the
+    functions of a Python project end in one, so they tell nothing of what a function does."""
     if not wanted and not other:
         return 1.0, []
     total, shared, free = 0.0, [], list(range(len(other)))
@@ -59,16 +61,21 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
         best, best_j = 0.0, -1
         for j in free:
             q = other[j]
+            if p.variadic or q.variadic:
+                score = 0.1 if p.variadic and q.variadic else 0.0
+                if score > best:
+                    best, best_j = score, j
+                continue
             score = 0.6 * (p.name == q.name) + 0.1 * (p.default == q.default)
             if p.annotation == q.annotation and (p.annotation or p.name == q.name):
                 score += 0.3  # the same name unannotated on both sides is all there is to match
             score -= 0.05 * min(abs(i - j), 2)
             if score > best:
                 best, best_j = score, j
-        if best_j >= 0 and best > 0.1:
+        if best_j >= 0 and (best > 0.1 or p.variadic):
             free.remove(best_j)
             total += best
-            if wanted[i].name == other[best_j].name:
+            if wanted[i].name == other[best_j].name and not p.variadic:
                 shared.append(p.name)
     return total / max(len(wanted), len(other)), shared
 
