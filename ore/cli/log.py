@@ -95,7 +95,7 @@ def _list_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.group(name="log", context_settings=_SETTINGS, invoke_without_command=True)
 @_list_options
 @click.pass_context
-def log(ctx: click.Context, **listing: Any) -> None:
+def log(ctx: click.Context, /, **listing: Any) -> None:
     """The turn log ($ORE_HOME/log.db): every completed turn, its prompt, answer and artifact.
 
     With no subcommand: the last turns (as 'ore log list', with its options).

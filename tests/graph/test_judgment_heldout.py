@@ -83,3 +83,37 @@ def test_a_name_whose_words_fold_together_is_compared_word_for_word(tmp_path: Pa
     assert [r.name for r in rows if r.reason == "shares can"] == ["can_sign", "can_sign"]
     assert {r.reason for r in rows} == {"shares can", "shares verify"}
     assert not {"check", "is_valid", "validate"} & {r.name for r in rows}
+
+
+GETTERS = {
+    "aaa_winapi.py": (
+        "class Handle:\n"
+        "    def message(self):\n        return self._message\n\n"
+        "    def code(self):\n        return self._code\n"
+    ),
+    "agent.py": (
+        "class AgentSSH:\n"
+        "    def get_keys(self):\n"
+        '        """The keys the agent offered; no round trip, the cached tuple."""\n'
+        "        return self._keys\n\n"
+        "    def get_name(self):\n        return self._name\n"
+    ),
+}
+RENAMED_GETTER = (
+    "class AgentConnection:\n"
+    "    def fetch_agent_keys(self) -> tuple:\n"
+    '        """Give back every key the running agent offered when we connected."""\n'
+    "        return self._keys\n"
+)
+
+
+def test_equal_shapes_are_ordered_by_the_words_they_share(tmp_path: Path) -> None:
+    """paramiko: a renamed copy of the one-line `get_keys` tied at 1.0 with every getter, and
+    four `_winapi.py` getters came first by path; the original is the one whose names and
+    docstring still say what the copy says."""
+    g = open_graph(_tree(tmp_path / "lib", GETTERS), jobs=1)
+    rows = g.similar(snippet=RENAMED_GETTER, mode="shape")
+    assert [r.score for r in rows] == [1.0] * 4
+    assert (rows[0].name, rows[0].path) == ("get_keys", "agent.py")
+    by_name = g.similar("get_keys", mode="shape")  # a name anchor reads its own text
+    assert by_name[0].score == 1.0

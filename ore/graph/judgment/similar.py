@@ -26,7 +26,7 @@ from .scope import dominant_language, need_files
 from .shapecache import load_shapes
 from .shapes import snippet_shape, snippet_text
 from .similar_name import by_name
-from .similar_shape import by_shape, lines_of
+from .similar_shape import by_shape, lines_of, text_words
 from .similar_signature import CALLABLE, Anchor, by_signature, source_lines
 
 if TYPE_CHECKING:
@@ -64,7 +64,10 @@ def find_similar(
     def order(m: SimilarMatch) -> tuple[bool, float, str, int, str]:
         return (not include_context and is_context(m.path), -m.score, m.path, m.line, m.name)
 
-    found.sort(key=order)
+    if mode == "shape":  # already in order, ties by the words shared: a stable sort keeps it
+        found.sort(key=lambda m: (not include_context and is_context(m.path), -m.score))
+    else:
+        found.sort(key=order)
     return found[:limit]
 
 
@@ -110,18 +113,22 @@ def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
 
 def _anchor_shape(
     g: GraphView, name: str | None, snippet: str | bytes | None, language: str | None
-) -> tuple[Function, tuple[int, ...], str, str]:
-    """(function, its renamed line keys, its path, its language) to compare shapes with."""
+) -> tuple[Function, tuple[int, ...], str, str, frozenset[str]]:
+    """(function, its renamed line keys, its path, its language, the words of its text) to
+    compare shapes with."""
     if name is not None:
         s, path = _defined(g, name)
         shape = load_shapes(g, [path]).get(path)
         for fn in shape.functions if shape is not None else ():
             if fn.start == s.line and fn.shape and shape is not None:
-                return fn, lines_of(shape, fn), path, g.index.files[path].language
+                text = source_lines(g, path)[fn.start - 1 : fn.end]
+                language = g.index.files[path].language
+                return fn, lines_of(shape, fn), path, language, text_words(text)
         raise GraphError(f"'{name}' has no body to compare by shape")
     lang = dominant_language(g, language)
     found = snippet_shape(snippet or "", lang)
     funcs = [fn for fn in found.functions if fn.shape]
     if not funcs:
         raise GraphError("the snippet holds no function of two lines or more to compare by shape")
-    return funcs[0], lines_of(found, funcs[0]), "", lang
+    text = snippet_text(snippet or "").splitlines()[funcs[0].start - 1 : funcs[0].end]
+    return funcs[0], lines_of(found, funcs[0]), "", lang, text_words(text)

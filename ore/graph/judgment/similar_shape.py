@@ -2,11 +2,19 @@
 annotations are set aside (1.0: a renamed copy), else the geometric mean of the cosine of their
 node kind counts (times the ratio of their sizes) and how alike their code lines are in order
 once names are normalised.
+
+Equal scores are ordered by the words the two functions' text shares (`words_alike`): a
+one-line getter has the shape of every getter of the tree, and of them the original of a
+renamed copy is the one whose names and docstring still say what the copy says (`self._keys`,
+"keys").
 """
 
 from __future__ import annotations
 
+import keyword
 import math
+import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
@@ -16,13 +24,35 @@ from .lexer import family
 from .scope import select
 from .shapecache import load_shapes
 from .shapes import FileShape
+from .similar_name import name_words
+from .similar_signature import source_lines
 
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["by_shape", "lines_of"]
+__all__ = ["by_shape", "lines_of", "text_words", "words_alike"]
 
 _MIN_SCORE = 0.6
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: Words every function holds whatever it does: keywords of the languages, the receiver.
+_COMMON = frozenset(
+    (*keyword.kwlist, "self", "cls", "this", "func", "function", "const", "let", "var")
+)
+
+
+def text_words(lines: Sequence[str]) -> frozenset[str]:
+    """The words of a function's text (identifiers, docstring and comments: `split_words`,
+    verbs folded), keywords and the receiver left out."""
+    found: set[str] = set()
+    for word in set(_IDENTIFIER.findall("\n".join(lines))):
+        if word not in _COMMON:
+            found |= name_words(word)
+    return frozenset(found)
+
+
+def words_alike(a: frozenset[str], b: frozenset[str]) -> float:
+    """The Jaccard index of two functions' words (0 when either has none)."""
+    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def lines_of(shape: FileShape, fn: Function) -> tuple[int, ...]:
@@ -31,12 +61,20 @@ def lines_of(shape: FileShape, fn: Function) -> tuple[int, ...]:
 
 
 def by_shape(
-    g: GraphView, anchor: Function, lines: tuple[int, ...], at: str, language: str
+    g: GraphView,
+    anchor: Function,
+    lines: tuple[int, ...],
+    at: str,
+    language: str,
+    words: frozenset[str] = frozenset(),
 ) -> list[SimilarMatch]:
     """Same tree shape: 1.0. Else the geometric mean of two likenesses, so that neither alone
     passes: node-kind counts (cosine, times the size ratio) and the code lines in order once
     names are normalised (`difflib`'s ratio of renamed line keys): a near-copy with a line
-    added has both, a function that merely uses the same kinds of nodes has only the first."""
+    added has both, a function that merely uses the same kinds of nodes has only the first.
+
+    Returned in order: the score, then, among equal scores, the words shared with `words`
+    (the anchor's `text_words`), then where they are."""
     fam = family(language)
     paths = [p for p in select(g) if family(g.index.files[p].language) == fam]
     kinds = dict(anchor.profile)
@@ -74,4 +112,31 @@ def by_shape(
                         fn.name or "<anonymous>", kind, path, fn.start, sig, round(score, 4), reason
                     )
                 )
-    return out
+    return _ordered(g, out, words)
+
+
+def _ordered(g: GraphView, found: list[SimilarMatch], words: frozenset[str]) -> list[SimilarMatch]:
+    """`found` by score, equal scores by the words they share with the anchor (each tied
+    match's file read once), then by place."""
+    counts: dict[float, int] = {}
+    for m in found:
+        counts[m.score] = counts.get(m.score, 0) + 1
+    texts: dict[str, list[str]] = {}
+
+    def shared(m: SimilarMatch) -> float:
+        if not words or counts[m.score] < 2:
+            return 0.0
+        if m.path not in texts:
+            texts[m.path] = source_lines(g, m.path)
+        fn_lines = texts[m.path][m.line - 1 : m.line - 1 + _span(g, m)]
+        return words_alike(words, text_words(fn_lines))
+
+    return sorted(found, key=lambda m: (-m.score, -shared(m), m.path, m.line, m.name))
+
+
+def _span(g: GraphView, m: SimilarMatch) -> int:
+    """How many lines the match's definition spans (its symbol's end), at least one."""
+    for s in g.index.files[m.path].symbols:
+        if s.line == m.line:
+            return max(1, s.end_line - s.line + 1)
+    return 1
