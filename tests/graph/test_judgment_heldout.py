@@ -1,7 +1,8 @@
 """`similar`'s noise classes found by hand on code nobody tuned for (paramiko 5.1.0 and boltons
 26.2.0, seed 2611: `bench/judgment_samples/heldout_2611.jsonl`), each as a small fixture of the
-same kind: a catch-all parameter taken for a likeness, ... Each test failed on the code before
-its rule."""
+same kind: a catch-all parameter taken for a likeness, two words folded into one, a tie of
+equal shapes broken by path rather than by what the code says. Each test failed on the code
+before its rule."""
 
 from __future__ import annotations
 
@@ -117,3 +118,6 @@ def test_equal_shapes_are_ordered_by_the_words_they_share(tmp_path: Path) -> Non
     assert (rows[0].name, rows[0].path) == ("get_keys", "agent.py")
     by_name = g.similar("get_keys", mode="shape")  # a name anchor reads its own text
     assert by_name[0].score == 1.0
+    found = g.duplicates_of(RENAMED_GETTER)  # `duplicates --snippet`: the same order of ties
+    assert {m.score for m in found} == {0.8}
+    assert (found[0].name, found[0].path) == ("get_keys", "agent.py")

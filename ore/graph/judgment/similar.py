@@ -25,8 +25,8 @@ from .returns import return_shapes
 from .scope import dominant_language, need_files
 from .shapecache import load_shapes
 from .shapes import snippet_shape, snippet_text
-from .similar_name import by_name
-from .similar_shape import by_shape, lines_of, text_words
+from .similar_name import by_name, text_words
+from .similar_shape import by_shape, lines_of
 from .similar_signature import CALLABLE, Anchor, by_signature, source_lines
 
 if TYPE_CHECKING:

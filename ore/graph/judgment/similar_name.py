@@ -6,7 +6,10 @@ names.
 
 from __future__ import annotations
 
+import keyword
 import math
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import GraphError
@@ -16,7 +19,7 @@ from .scope import split_words
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["by_name", "name_words"]
+__all__ = ["by_name", "name_words", "text_words", "words_alike"]
 
 _FILLER = frozenset(
     {"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
@@ -98,3 +101,25 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
                 SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
             )
     return out
+
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: Words every function holds whatever it does: keywords of the languages, the receiver.
+_COMMON = frozenset(
+    (*keyword.kwlist, "self", "cls", "this", "func", "function", "const", "let", "var")
+)
+
+
+def text_words(lines: Sequence[str]) -> frozenset[str]:
+    """The words of a function's text (identifiers, docstring and comments: `split_words`,
+    verbs folded), keywords and the receiver left out."""
+    found: set[str] = set()
+    for word in set(_IDENTIFIER.findall("\n".join(lines))):
+        if word not in _COMMON:
+            found |= name_words(word)
+    return frozenset(found)
+
+
+def words_alike(a: frozenset[str], b: frozenset[str]) -> float:
+    """The Jaccard index of two functions' words (0 when either has none)."""
+    return len(a & b) / len(a | b) if a and b else 0.0

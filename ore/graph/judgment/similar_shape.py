@@ -11,10 +11,7 @@ renamed copy is the one whose names and docstring still say what the copy says (
 
 from __future__ import annotations
 
-import keyword
 import math
-import re
-from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
@@ -24,35 +21,15 @@ from .lexer import family
 from .scope import select
 from .shapecache import load_shapes
 from .shapes import FileShape
-from .similar_name import name_words
+from .similar_name import text_words, words_alike
 from .similar_signature import source_lines
 
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["by_shape", "lines_of", "text_words", "words_alike"]
+__all__ = ["by_shape", "lines_of"]
 
 _MIN_SCORE = 0.6
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
-#: Words every function holds whatever it does: keywords of the languages, the receiver.
-_COMMON = frozenset(
-    (*keyword.kwlist, "self", "cls", "this", "func", "function", "const", "let", "var")
-)
-
-
-def text_words(lines: Sequence[str]) -> frozenset[str]:
-    """The words of a function's text (identifiers, docstring and comments: `split_words`,
-    verbs folded), keywords and the receiver left out."""
-    found: set[str] = set()
-    for word in set(_IDENTIFIER.findall("\n".join(lines))):
-        if word not in _COMMON:
-            found |= name_words(word)
-    return frozenset(found)
-
-
-def words_alike(a: frozenset[str], b: frozenset[str]) -> float:
-    """The Jaccard index of two functions' words (0 when either has none)."""
-    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def lines_of(shape: FileShape, fn: Function) -> tuple[int, ...]:

@@ -21,7 +21,9 @@ from .lexer import family
 from .lineindex import kept
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
-from .shapes import FileShape, snippet_shape
+from .shapes import FileShape, snippet_shape, snippet_text
+from .similar_name import text_words, words_alike
+from .similar_signature import source_lines
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -86,7 +88,43 @@ def match_snippet(
     ranked = sorted(
         found.values(), key=lambda m_: (-m_.score, _KIND_ORDER[m_.kind], m_.path, m_.start)
     )
-    return _innermost(ranked)[:limit]
+    return _ties_by_words(g, _innermost(ranked), snippet, limit)[:limit]
+
+
+def _ties_by_words(
+    g: GraphView, ranked: list[SnippetMatch], snippet: str | bytes, limit: int | None
+) -> list[SnippetMatch]:
+    """Matches of one score and kind ordered by the words their text shares with the
+    snippet's (`similar_name.words_alike`), then by place: a renamed copy of a one-line getter
+    has the shape of every getter, and its original is the one whose names and docstring still
+    say what the copy says. Only the ties that reach the first `limit` are read."""
+    end = len(ranked) if limit is None else min(limit, len(ranked))
+    if end == 0:
+        return ranked
+    tied = {
+        (m.score, m.kind)
+        for i, m in enumerate(ranked)
+        if i < end
+        and (
+            (i + 1 < len(ranked) and (ranked[i + 1].score, ranked[i + 1].kind) == (m.score, m.kind))
+            or (i > 0 and (ranked[i - 1].score, ranked[i - 1].kind) == (m.score, m.kind))
+        )
+    }
+    if not tied:
+        return ranked
+    wanted = text_words(snippet_text(snippet).splitlines())
+    texts: dict[str, list[str]] = {}
+
+    def shared(m: SnippetMatch) -> float:
+        if (m.score, m.kind) not in tied:
+            return 0.0
+        if m.path not in texts:
+            texts[m.path] = source_lines(g, m.path)
+        return words_alike(wanted, text_words(texts[m.path][m.start - 1 : m.end]))
+
+    return sorted(
+        ranked, key=lambda m: (-m.score, _KIND_ORDER[m.kind], -shared(m), m.path, m.start)
+    )
 
 
 def _matchable(shape: FileShape, start: int, end: int, shared: list[int]) -> int:
