@@ -121,3 +121,51 @@ def test_equal_shapes_are_ordered_by_the_words_they_share(tmp_path: Path) -> Non
     found = g.duplicates_of(RENAMED_GETTER)  # `duplicates --snippet`: the same order of ties
     assert {m.score for m in found} == {0.8}
     assert (found[0].name, found[0].path) == ("get_keys", "agent.py")
+
+
+PLACES = {
+    "lib/hostkeys.py": (
+        "class HostKeys:\n"
+        "    def load(self, filename):\n        return filename\n\n"
+        "    def save(self, filename):\n        return filename\n\n"
+        "    def lookup(self, hostname):\n        return hostname\n"
+    ),
+    "lib/sftp_handle.py": (
+        "class SFTPHandle:\n"
+        "    def read(self, offset, length):\n        return offset\n\n"
+        "    def write(self, offset, data):\n        return data\n"
+    ),
+    "lib/file.py": (
+        "class BufferedFile:\n"
+        "    def read(self, size):\n        return size\n\n"
+        "    def write(self, data):\n        return data\n\n"
+        "    def readline(self):\n        return None\n\n"
+        "    def writelines(self, lines):\n        return lines\n"
+    ),
+    "lib/client.py": (
+        "class SSHClient:\n"
+        "    def load_host_keys(self, filename):\n        return filename\n\n"
+        "    def get_host_keys(self):\n        return None\n"
+    ),
+    "lib/pkey.py": (
+        "class PKey:\n"
+        "    def write_private_key(self, f):\n        return f\n\n"
+        "    def get_name(self):\n        return None\n"
+    ),
+    "lib/ssh_exception.py": "class BadHostKeyException(Exception):\n    pass\n",
+}
+
+
+def test_a_compound_file_name_is_covered_by_a_three_letter_term_beside_a_longer_one(
+    tmp_path: Path,
+) -> None:
+    """paramiko: "read and write the known_hosts file of host keys" put `hostkeys.py` fifth,
+    under files sharing only read and write: `key` (three letters) could not help `host` cover
+    the name. A three-letter term alone still covers nothing (`dat` is not `data`)."""
+    from ore.graph.judgment.terms import description_terms, name_coverage
+
+    g = open_graph(_tree(tmp_path / "proj", PLACES), jobs=1)
+    files = g.place("read and write the known_hosts file of host keys").files
+    assert files[0].path == "lib/hostkeys.py"
+    terms = set(description_terms("parse and format HTTP dates"))
+    assert name_coverage("shared_data", terms) == (0.0, [])

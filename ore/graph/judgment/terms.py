@@ -206,9 +206,10 @@ def name_compounds(path: str) -> list[str]:
 def name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
     """The share of the words of a file's own name that the query's terms cover, and those
     terms. A term covers a word it is the stem of; a word written as several (`unitofwork`,
-    `associationproxy`) is covered when terms of four letters or more spell at least three
-    quarters of it (`unit` and `work`), not when one term is merely inside it (`graph` in
-    `cographs`, `between` in `betweenness`). The word's pieces are looked up among the terms,
+    `associationproxy`) is covered when terms of four letters or more (three at either end:
+    `host` and `key` in `hostkeys`) spell at least three quarters of it (`unit` and `work`),
+    not when one term is merely inside it (`graph` in `cographs`, `between` in
+    `betweenness`). The word's pieces are looked up among the terms,
     not the terms searched in the word, so a long description costs no more per file."""
     words = [w for w in split_words(name) if len(w) > 1 and not w.isdigit()]
     if not words:
@@ -226,15 +227,22 @@ def name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
                 dict.fromkeys(
                     piece
                     for i in range(size)
-                    for j in range(i + 4, size + 1)
-                    if (piece := word[i:j]) in terms
+                    for j in range(i + 3, size + 1)
+                    if (piece := word[i:j]) in terms and (j > i + 3 or _at_an_end(word, i, j))
                 )
             )
-            if sum(map(len, hits)) < 0.75 * len(word):
-                hits = []
+            if sum(map(len, hits)) < 0.75 * len(word) or max(map(len, hits), default=0) < 4:
+                hits = []  # a term of three letters only ever completes a longer one
         covered += bool(hits)
         found.update(dict.fromkeys(hits))
     return covered / len(words), list(found)
+
+
+def _at_an_end(word: str, i: int, j: int) -> bool:
+    """Whether `word[i:j]` opens or closes the word (a plural `s` after it aside): a term of
+    three letters covers a piece there beside a longer one (`key` after `host` in
+    `hostkeys`), never one in the middle, nor a word alone (`dat` is not `data`)."""
+    return i == 0 or j == len(word) or (j == len(word) - 1 and word[-1] == "s")
 
 
 def description_terms(text: str) -> list[str]:
