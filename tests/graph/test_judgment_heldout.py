@@ -169,3 +169,35 @@ def test_a_compound_file_name_is_covered_by_a_three_letter_term_beside_a_longer_
     assert files[0].path == "lib/hostkeys.py"
     terms = set(description_terms("parse and format HTTP dates"))
     assert name_coverage("shared_data", terms) == (0.0, [])
+
+
+OFFERS = {
+    "pkg/__init__.py": (
+        "from pkg.client import Client, Policy\nfrom .transport import Transport\n"
+        "import os\n\n__version__ = '1'\n"
+    ),
+    "pkg/common.py": (
+        "import struct\n\n\ndef byte_ord(c):\n    return c\n\n\n"
+        + "".join(f"MSG_{word} = {n}\n" for n, word in enumerate(("HELLO", "BYE", "DATA", "EOF")))
+        + "SSH_PORT = 22\n"
+    ),
+    "pkg/client.py": (
+        "from pkg.common import MSG_HELLO, SSH_PORT, byte_ord\n\n\n"
+        "class Client:\n    pass\n\n\nclass Policy:\n    pass\n"
+    ),
+    "pkg/transport.py": "from pkg.common import MSG_DATA\n\n\nclass Transport:\n    pass\n",
+    "app.py": "from pkg import Client, Transport\nfrom pkg.common import MSG_BYE\n",
+}
+
+
+def test_the_signature_says_what_a_constants_module_and_an_entry_file_offer(
+    tmp_path: Path,
+) -> None:
+    """paramiko: `common.py` (35 dependents, who import its `MSG_*` constants) was shown as
+    `byte_chr, byte_mask, byte_ord`, and the package's `__init__.py` with no names at all."""
+    g = open_graph(_tree(tmp_path / "proj", OFFERS), jobs=1)
+    lines = g.signature(level="standard").text.splitlines()
+    common = next(line for line in lines if "pkg/common.py (" in line)
+    assert common.endswith(": byte_ord, MSG_* (4), SSH_PORT")
+    entry = next(line for line in lines if "pkg/__init__.py (" in line)
+    assert entry.endswith(": Client, Policy, Transport")

@@ -123,7 +123,7 @@ def build_signature(
     for path in ranked[: plan.files]:
         line = f"  {path} ({len(g.incoming[path])} dependents)"
         if plan.names:
-            names = _public(g, path)
+            names = _offered(g, path)
             if names:
                 more = " …" if len(names) > plan.names else ""
                 line += ": " + ", ".join(names[: plan.names]) + more
@@ -170,6 +170,39 @@ def _public(g: GraphView, path: str) -> list[str]:
         if not s.name.startswith("_"):
             out.setdefault(s.name)
     return list(out)
+
+
+#: The stems of entry files, which offer what they import from their package.
+_ENTRY = frozenset({"__init__", "index", "mod"})
+#: Constants sharing a first word are shown as one group (`MSG_* (48)`) from this many.
+_GROUP = 3
+
+
+def _offered(g: GraphView, path: str) -> list[str]:
+    """What a file offers its dependents, as the central files line shows it: its public
+    classes and functions (`_public`), then its public constants, those sharing a first word
+    grouped (`MSG_* (48)`: a module of constants was shown by its three helper functions);
+    an entry file defining neither offers what it re-exports from its package."""
+    names = _public(g, path)
+    record = g.index.files[path]
+    if not names and posixpath.basename(path).split(".", 1)[0] in _ENTRY:
+        package = posixpath.dirname(path).replace("/", ".")
+        for imp in record.imports:
+            inside = imp.level > 0 or (package and imp.module.startswith(package + "."))
+            if inside and imp.kind in ("from", "export"):
+                names += [b for b in imp.binds if b and b != "*" and not b.startswith("_")]
+        return list(dict.fromkeys(names))
+    groups: dict[str, dict[str, None]] = {}
+    for s in record.symbols:  # constants: upper case, a one-letter prefix aside (`cMSG_X`)
+        if s.kind == "variable" and not s.name.startswith("_") and s.name[1:].upper() == s.name[1:]:
+            groups.setdefault(s.name.split("_", 1)[0], {})[s.name] = None
+    singles = []
+    for head, members in groups.items():
+        if len(members) >= _GROUP and head not in members:
+            names.append(f"{head}_* ({len(members)})")
+        else:
+            singles += members
+    return names + singles
 
 
 def _community(g: GraphView, files: tuple[str, ...]) -> str:
