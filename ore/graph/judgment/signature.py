@@ -196,7 +196,7 @@ def _offered(g: GraphView, path: str) -> list[str]:
     for s in record.symbols:  # constants: upper case, a one-letter prefix aside (`cMSG_X`)
         if s.kind == "variable" and not s.name.startswith("_") and s.name[1:].upper() == s.name[1:]:
             groups.setdefault(s.name.split("_", 1)[0], {})[s.name] = None
-    singles = []
+    singles: list[str] = []
     for head, members in groups.items():
         if len(members) >= _GROUP and head not in members:
             names.append(f"{head}_* ({len(members)})")
