@@ -12,14 +12,15 @@ kind over the same files whose places overlap pairwise are merged into one group
 spans, and a group whose every place lies inside a distinct place of a larger group is dropped;
 so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
-(`index.kinds.is_context`): context repeats itself by design.
+(`index.kinds.is_context`): context repeats itself by design; at each level, groups of code
+before groups of prose only (a paragraph repeated in two docstrings: `_prose_only`).
 
 Where a given snippet already is: `snippet_match`, which needs none of this.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cache
@@ -56,7 +57,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 8  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 9  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
@@ -115,7 +116,13 @@ def find_clones(
         kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens, lines)
         kept = [c for c in kept if c.kind in wanted]  # `--kind exact`: no exact run found renamed
         context = cache(is_context)  # once per path, not per place of every group
-        kept.sort(key=lambda c: (all(context(o.path) for o in c.occurrences), *_heaviest(c)))
+        kept.sort(
+            key=lambda c: (
+                all(context(o.path) for o in c.occurrences),
+                _prose_only(shapes, c),
+                *_heaviest(c),
+            )
+        )
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
@@ -163,6 +170,18 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
         CloneGroup(str(kind), int(lines), int(tokens), tuple(Occurrence(*o) for o in found))
         for kind, lines, tokens, found in rows
     ]
+
+
+def _prose_only(shapes: dict[str, FileShape], c: CloneGroup) -> bool:
+    """Whether every place of `c` is prose: lines of a docstring or another multi-line string
+    (text in the exact view), one code line among them at most (where the string opens or
+    closes). A paragraph repeated in two docstrings is a copy, and stays an answer, but after
+    the copied code at the same level (library or context)."""
+    for o in c.occurrences:
+        numbers = shapes[o.path].numbers
+        if bisect_right(numbers, o.end) - bisect_left(numbers, o.start) > 1:
+            return False
+    return True
 
 
 def _largest_first(c: CloneGroup) -> tuple[int, int, int, str, int]:
