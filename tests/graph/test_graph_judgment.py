@@ -158,19 +158,20 @@ def test_naming_conventions_name_the_house_style_and_the_break(g: CodeGraph) -> 
     found = patterns(g, "naming")
     share, _example = found["function names: snake_case"]
     assert share >= 0.9
-    assert found["function names: camelCase"][1].startswith("app/legacy.py:")
+    # the break is the rule's complement, no convention: `consistent` flags it in new code
+    assert "function names: camelCase" not in found
     assert found["class names: PascalCase"][0] == 1.0
 
 
 def test_error_logging_import_async_and_test_conventions(g: CodeGraph) -> None:
     errors = patterns(g, "errors")
     assert "raise BillingError" in errors and "error classes derive from AppError" in errors
-    assert errors["bare except:"][1].startswith("app/legacy.py:")
+    assert "bare except:" not in errors  # a smell, not a rule to follow
     assert "logging.getLogger(__name__)" in patterns(g, "logging")
     imports = patterns(g, "imports")
-    assert imports["absolute imports"][0] > imports["relative imports"][0]
+    assert imports["absolute imports"][0] >= 2 / 3 and "relative imports" not in imports
     assert imports["star imports"][1].startswith("app/legacy.py:")
-    assert "async def" in patterns(g, "async")
+    assert patterns(g, "async") == {}  # one file of thirteen is no convention
     tests = patterns(g, "tests")
     assert {"pytest", "@pytest.fixture", "test files: test_*.py"} <= set(tests)
 

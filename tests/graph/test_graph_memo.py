@@ -89,7 +89,8 @@ def test_conventions_are_read_back_by_content(
         assert open_graph(g.root, jobs=1).conventions("naming") == [first[3]]
     (g.root / "shop/extra.py").write_text("def getValue():\n    return 1\n", encoding="utf-8")
     naming = open_graph(g.root, jobs=1).conventions("naming")[0]
-    assert any("camelCase" in p.name for p in naming.patterns)
+    assert naming != first[3]  # computed again: the new camelCase function counts
+    assert any(p.name.startswith(("function names", "no rule")) for p in naming.patterns)
 
 
 def test_pagerank_is_kept_by_edges_and_equals_computing_it(

@@ -9,9 +9,10 @@ scope follows it in at least `DOMINANT` of its cases.
   the scope's 98th percentile: the project's own ordinary code is never flagged), and, for a
   public function, a docstring and type annotations; and the module against the scope's error
   handling and logging, as a reviewer reads them: a bare `except:`, `print()` where the code
-  logs, `raise Exception` where it has exception types of its own, a logger named by a literal
-  where it uses `getLogger(__name__)`, `import a, b` where it never groups imports. These
-  statistics come from the scope's 400 highest-ranked files, as conventions do.
+  logs (logger calls, or a wrapper's `self._log(DEBUG, ...)`), `raise Exception` where it has
+  exception types of its own, a logger named by a literal where it uses `getLogger(__name__)`,
+  `import a, b` where it never groups imports. These statistics come from the scope's 400
+  highest-ranked files, as conventions do.
 The scope leaves out tests, examples and docs unless `include_context` (or `paths`) names them.
 The overall score is the mean of the criteria checked.
 """
@@ -29,6 +30,7 @@ from ..index.kinds import is_context
 from ..index.records import FileIndex, Symbol
 from ..results import Consistency, Deviation
 from .conventions import name_style, styles_fit
+from .facts import LEVEL_CALL
 from .lexer import family
 from .parameter_lists import parameters
 from .scope import dominant_language, need_files, select
@@ -197,7 +199,7 @@ def _structure(
             labels = {name: line for _topic, name, _n, line in file_shape.facts}
             bare += "bare except:" in labels
             prints += "print()" in labels
-            logs += any(_LOGGER.match(label) for label in labels)
+            logs += any(_LOGGER.match(label) or label.endswith(LEVEL_CALL) for label in labels)
             by_name += _NAME_LOGGER in labels
             literal += any(_literal_logger(label) for label in labels)
             own_errors += [

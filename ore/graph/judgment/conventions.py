@@ -13,10 +13,20 @@ Topics and where each comes from:
 Files: the top half by PageRank (at least 20, at most 400) of the scope, tests, examples and
 docs left out (`index.kinds.is_context`; `include_context` keeps them), except for `tests`,
 which looks at the test files. Shares are of symbols of the same kind (naming), of imports
-(imports) or of the files looked at (the rest). What a reviewer would not call a convention is
-not listed: a pattern under `MIN_SHARE` of its cases, a first or last word of names under
-`MIN_WORD_SHARE`, `print()` as logging (logging means logging calls). An exception is named
-without the module it was reached through (`exc.NotFound` and `NotFound` are one).
+(imports), of error classes (what they derive from; two classes at least) or of the files
+looked at (the rest). What a reviewer would not call a convention is
+not listed, one rule for every topic:
+- a pattern under `MIN_SHARE` (10%) of its cases;
+- of patterns that split the same cases (absolute or relative imports, `import x` or `from x
+  import y`, imports grouped by origin or not, a kind's case styles), only the leading one, and
+  only when it holds `RULE_SHARE` (two in three) of them; else the split is said as one pattern
+  (`no rule: ...`), never its members as conventions;
+- a smell (`bare except:`): `consistent` flags one in new code, it is no rule to follow;
+- the first word of function names (a verb a handful of helpers share is vocabulary); the last
+  word of class names stays (`...Error`, `...Decoder`: the family a new class joins);
+- `print()` as logging (logging means logging calls, a wrapper's `_log(DEBUG, ...)` too).
+An exception is named without the module it was reached through (`exc.NotFound` and `NotFound`
+are one).
 """
 
 from __future__ import annotations
@@ -40,13 +50,24 @@ from .shapecache import load_shapes
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["MIN_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
+__all__ = ["MIN_SHARE", "RULE_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
 
 TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
-MIN_SHARE = 0.05
-MIN_WORD_SHARE = 0.1
+MIN_SHARE = 0.1
+RULE_SHARE = 2 / 3
 _SHOWN = 8
 _NOT_LOGGING = frozenset({"print()"})
+_SMELLS = frozenset({"bare except:"})
+#: Shares of error classes are of the error classes (a project defines them in one module).
+_ERROR_CLASSES = ("error classes derive from ", "error classes extend ")
+#: Patterns that split the same cases between them (each case is one of them).
+_SPLITS = (
+    ("absolute imports", "relative imports"),
+    ("from x import y", "import x"),
+    ("stdlib, third-party, local in that order", "imports not grouped by origin"),
+    ("relative specifiers", "package specifiers"),
+)
+_CASE_STYLE = re.compile(r"^(.*names): (snake_case|camelCase|PascalCase|UPPER_CASE|mixed)$")
 _DOTTED = re.compile(r"^((?:raise|except|error classes derive from) )[\w.]*\.(\w+)$")
 _STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -160,8 +181,6 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
                 where = f"{path}:{s.line}"
                 tally.add(f"{prefix}{s.kind} names: {name_style(s.name)}", where)
                 words = split_words(s.name)
-                if len(words) > 1 and s.kind in ("function", "method"):
-                    tally.add(f"{prefix}{s.kind} names start with '{words[0]}'", where)
                 if len(words) > 1 and s.kind in ("class", "interface", "type"):
                     tally.add(f"{prefix}{s.kind} names end with '{words[-1].capitalize()}'", where)
         return tally
@@ -177,7 +196,7 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
     for path, shape in load_shapes(g, files).items():
         seen: set[str] = set()
         for fact_topic, label, count, line in shape.facts:
-            if fact_topic != topic or (topic == "logging" and label in _NOT_LOGGING):
+            if fact_topic != topic or label in _NOT_LOGGING or label in _SMELLS:
                 continue
             label = _DOTTED.sub(r"\1\2", label)  # `raise exc.NotFound` is `raise NotFound`
             tally.counts[label] += count
@@ -229,9 +248,55 @@ def _fold_one_word_names(tally: _Tally) -> None:
         tally.where.setdefault(into, tally.where[label])
 
 
-def _least_share(label: str) -> float:
-    """The share below which a pattern is noise, not a convention."""
-    return MIN_WORD_SHARE if " start with '" in label or " end with '" in label else MIN_SHARE
+def _enough(p: Pattern) -> bool:
+    """A share of error classes holds for two of them at least (one class is no family)."""
+    return p.count >= 2 or not p.name.startswith(_ERROR_CLASSES)
+
+
+def _splits(topic: str, labels: list[str]) -> list[list[str]]:
+    """The groups of labels that split the same cases (those of them found)."""
+    if topic == "imports":
+        groups = [[label for label in split if label in labels] for split in _SPLITS]
+    elif topic == "naming":
+        by_kind: dict[str, list[str]] = {}
+        for label in labels:
+            match = _CASE_STYLE.match(label)
+            if match:
+                by_kind.setdefault(match.group(1), []).append(label)
+        groups = list(by_kind.values())
+    else:
+        return []
+    return [group for group in groups if group]
+
+
+def _ruled(topic: str, patterns: list[Pattern]) -> list[Pattern]:
+    """Each split's leading pattern when it holds `RULE_SHARE` of the split's cases, else one
+    `no rule: ...` pattern; the other members are only its complement and go."""
+    by_name = {p.name: p for p in patterns}
+    for group in _splits(topic, list(by_name)):
+        members = sorted((by_name.pop(n) for n in group), key=lambda p: (-p.count, p.name))
+        total = sum(p.count for p in members)
+        lead = members[0]
+        share = round(lead.count / total, 4)
+        if share >= RULE_SHARE:
+            by_name[lead.name] = Pattern(lead.name, lead.count, share, lead.example)
+            continue
+        parts = [
+            f"{_member(p.name, i)} {p.count / total:.0%}"
+            for i, p in enumerate(members)
+            if p.count / total >= MIN_SHARE
+        ]
+        name = "no rule: " + " vs ".join(parts)
+        by_name[name] = Pattern(name, total, share, lead.example)
+    return list(by_name.values())
+
+
+def _member(label: str, index: int) -> str:
+    """How a split names its member: a case style after the first as the style alone."""
+    match = _CASE_STYLE.match(label)
+    if match is None:
+        return label
+    return f"{match.group(1)} {match.group(2)}" if index == 0 else match.group(2)
 
 
 def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
@@ -242,18 +307,21 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
         for label, n in tally.counts.items():
             totals[label.split(" names")[0]] += n if ": " in label else 0
     imports = sum(n for label, n in tally.counts.items() if label in _IMPORT_STYLES)
+    error_classes = sum(n for label, n in tally.counts.items() if label.startswith(_ERROR_CLASSES))
     for label, count in tally.counts.items():
         if topic == "naming":
             denominator = totals[label.split(" names")[0]] or count
         elif topic == "imports" and label not in tally.files:
             denominator = imports or count
+        elif label.startswith(_ERROR_CLASSES):  # a project defines them in a module or two
+            denominator = error_classes
         else:
             denominator = len(files) or 1
             share = round(min(1.0, tally.files.get(label, count) / denominator), 4)
             patterns.append(Pattern(label, count, share, tally.where[label]))
             continue
         patterns.append(Pattern(label, count, round(count / denominator, 4), tally.where[label]))
-    patterns = [p for p in patterns if p.share >= _least_share(p.name)]
+    patterns = [p for p in _ruled(topic, patterns) if p.share >= MIN_SHARE and _enough(p)]
     patterns.sort(key=lambda p: (-p.share, -p.count, p.name))
     shown = tuple(patterns[: _SHOWN * (3 if topic == "naming" else 1)])
     if not shown:

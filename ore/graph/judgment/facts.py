@@ -1,21 +1,35 @@
-"""Per-file convention facts: which error, logging, async and test patterns a file's text shows.
+"""Per-file convention facts: which error, logging, async and test patterns a file's code shows.
 
 Computed once per file content with its shape (`shapecache`), so `conventions` and `consistent`
 add up counts instead of reading files. Each rule is a regular expression over the whole text
-(multi-line mode, so `^` is a line start); a label with `{0}` takes the first group.
+(multi-line mode, so `^` is a line start); a label with `{0}` takes the first group. A match
+that starts inside a string or a comment is no fact (`'return await f()'` built as source text
+is no await): facts come from code only. A call whose first argument is a logging level
+(`self._log(DEBUG, ...)`, `logger.log(logging.INFO, ...)`) is a logging call, whatever wraps it.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-__all__ = ["TEXT_TOPICS", "Fact", "file_facts"]
+from .lexer import literal_spans
+
+__all__ = ["LEVEL_CALL", "TEXT_TOPICS", "Fact", "file_facts"]
 
 Fact = tuple[str, str, int, int]  # topic, label, occurrences, first line
 TEXT_TOPICS = ("errors", "logging", "async", "tests")
 
 # label ("{0}" takes the first group), pattern, words of which every match holds one (() if none)
 Rule = tuple[str, re.Pattern[str], tuple[str, ...]]
+#: The label's tail of a call with a logging level first (`self._log(LEVEL, ...)`).
+LEVEL_CALL = "(LEVEL, ...)"
+_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")  # WARN is in WARNING
+#: `log(` and a level: a literal first, so the scan is a substring search (a pattern opening
+#: with the callee's dotted name is tried at every word and costs ten times more).
+_LEVEL_CALL = r"log\(\s*(?:logging\.)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b"
+#: The callee's dotted head before `log(` (`self._`, `logger.`), matched at its end.
+_CALLEE = re.compile(r"(?:[A-Za-z_]\w*\.)*_?\Z")
 
 
 def _rules(*pairs: tuple[str, str] | tuple[str, str, tuple[str, ...]]) -> tuple[Rule, ...]:
@@ -91,6 +105,7 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
                 r"\b(logger|log|LOGGER|_logger|logging)\.(debug|info|warning|warn|error|exception|critical)\(",
                 ("log", "LOG"),
             ),
+            (LEVEL_CALL, _LEVEL_CALL, _LEVELS),  # the callee's name: `_level_call`
             ("print()", r"^\s*print\("),
             ("warnings.warn()", r"\bwarnings\.warn\("),
         ),
@@ -160,15 +175,27 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
 }
 
 
-def file_facts(family: str, text: str) -> tuple[Fact, ...]:
-    """The text-pattern facts of one file of a language family, sorted."""
+def file_facts(
+    family: str, text: str, literals: list[tuple[int, int]] | None = None
+) -> tuple[Fact, ...]:
+    """The code-pattern facts of one file of a language family, sorted. `literals`: where its
+    strings and comments are (`lex` notes them), else found here when a pattern matches."""
     found: dict[tuple[str, str], list[int]] = {}
     for topic in TEXT_TOPICS:
         for label, rx, needles in TEXT_RULES[topic].get(family, ()):
             if needles and not any(n in text for n in needles):
                 continue
             for match in rx.finditer(text):
-                name = label.format(*match.groups()) if match.groups() else label
+                if literals is None:
+                    literals = literal_spans(family, text)
+                if _in_literal(literals, match):
+                    continue
+                if label == LEVEL_CALL:
+                    name = _level_call(text, match.start())
+                    if name is None:
+                        continue
+                else:
+                    name = label.format(*match.groups()) if match.groups() else label
                 seen = found.get((topic, name))
                 if seen is None:
                     line = text.count("\n", 0, match.start()) + 1
@@ -176,3 +203,25 @@ def file_facts(family: str, text: str) -> tuple[Fact, ...]:
                 else:
                     seen[0] += 1
     return tuple(sorted((t, n, c, line) for (t, n), (c, line) in found.items()))
+
+
+def _in_literal(literals: list[tuple[int, int]], match: re.Match[str]) -> bool:
+    """Whether the match's first visible character lies inside a string or a comment."""
+    found = match.group(0)
+    at = match.start() + len(found) - len(found.lstrip())
+    i = bisect_right(literals, (at, _AFTER)) - 1
+    return i >= 0 and at < literals[i][1]
+
+
+_AFTER = 1 << 62
+
+
+def _level_call(text: str, start: int) -> str | None:
+    """The label of a call with a level first, named by its callee (`self._log`), or None when
+    `log` ends a longer name (`blog(`, `my_log(`)."""
+    head = _CALLEE.search(text, max(0, start - 80), start)
+    dotted = head.group(0) if head else ""
+    before = start - len(dotted) - 1
+    if before >= 0 and (text[before].isalnum() or text[before] in "_."):
+        return None
+    return dotted + "log" + LEVEL_CALL

@@ -19,7 +19,16 @@ from collections.abc import Iterator
 from functools import cache, partial
 from operator import itemgetter
 
-__all__ = ["Lines", "TextLines", "family", "lex", "lex_text", "line_key", "line_tokens"]
+__all__ = [
+    "Lines",
+    "TextLines",
+    "family",
+    "lex",
+    "lex_text",
+    "line_key",
+    "line_tokens",
+    "literal_spans",
+]
 
 # strings and comments first (strings may hold comment markers and vice versa); then tokens.
 # Each pattern opens with a look-ahead for the characters a match can start with: the regular
@@ -89,6 +98,14 @@ def family(language: str) -> str:
     return _FAMILY.get(language, language)
 
 
+def literal_spans(fam: str, text: str) -> list[tuple[int, int]]:
+    """Where each string and comment of `text` starts and ends, in order: text there is no
+    code, so no convention fact comes from it (a code template, a commented-out call). `lex`
+    notes the same spans on its way (`literals`)."""
+    skip = _SKIPS.get(fam)
+    return [] if skip is None else [match.span() for match in skip.finditer(text)]
+
+
 Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 TextLines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
@@ -99,10 +116,16 @@ def line_key(text: str) -> int:
     return (zlib.crc32(data) << 32) | zlib.adler32(data)
 
 
-def lex(language: str, text: str, spans: list[tuple[int, int]] | None = None) -> Lines:
+def lex(
+    language: str,
+    text: str,
+    spans: list[tuple[int, int]] | None = None,
+    literals: list[tuple[int, int]] | None = None,
+) -> Lines:
     """The code lines of `text` (comments and blank lines dropped): numbers, exact keys, renamed
     keys, token counts. With `spans`, where each string or comment spanning lines is goes there
-    (what `lex_text` lexes again as text): the scan that strips them finds them, so no second
+    (what `lex_text` lexes again as text); with `literals`, where every string and comment is
+    (what `facts` must not read as code): the scan that strips them finds them, so no second
     scan looks."""
     if spans is None:
         spans = []
@@ -110,7 +133,7 @@ def lex(language: str, text: str, spans: list[tuple[int, int]] | None = None) ->
     skip = _SKIPS.get(fam)
     if skip is None:
         return (), (), (), ()
-    found = list(_token_lines(skip.sub(partial(_strip, spans), text)))
+    found = list(_token_lines(skip.sub(partial(_strip, spans, literals), text)))
     if not found:
         return (), (), (), ()
     numbers, lines = zip(*found, strict=True)  # each column built in C, not line by line
@@ -276,10 +299,15 @@ _QUOTES = str.maketrans("'\"`", "\x01\x02\x03")
 _ASCII_PROSE = {c: f" {chr(c).translate(_QUOTES)} " for c in range(128) if _MARK.fullmatch(chr(c))}
 
 
-def _strip(spans: list[tuple[int, int]], match: re.Match[str]) -> str:
+def _strip(
+    spans: list[tuple[int, int]], literals: list[tuple[int, int]] | None, match: re.Match[str]
+) -> str:
     """A comment goes; a string spanning lines becomes one token on its first line, with the
     line breaks kept after it so every later line keeps its number (a block comment keeps
-    its line breaks too). Where each that spans lines is goes to `spans`."""
+    its line breaks too). Where each that spans lines is goes to `spans`, where each is to
+    `literals` (when given)."""
+    if literals is not None:
+        literals.append(match.span())
     token = match.group()
     breaks = token.count("\n")
     if breaks:

@@ -74,9 +74,10 @@ def make_shape(path: str, language: str, data: bytes, *, lean: bool = False) -> 
     """The shape of a file's bytes; `lean`: without facts and profiles (`FileShape.full`)."""
     funcs, _broken = functions(language, data, profile=not lean)
     text = data.decode("utf-8", "replace")
-    facts = () if lean else file_facts(family(language), text)
     spans: list[tuple[int, int]] = []
-    lines = lex(language, text, spans)
+    literals: list[tuple[int, int]] | None = None if lean else []
+    lines = lex(language, text, spans, literals)
+    facts = () if lean else file_facts(family(language), text, literals)
     texts = lex_text(language, text, lines, spans)
     if texts == (lines[0], lines[1], lines[3]):
         texts = ((), (), ())  # no multi-line string: the code lines are the text lines
