@@ -206,10 +206,14 @@ def _offered(g: GraphView, path: str) -> list[str]:
 
 
 def _community(g: GraphView, files: tuple[str, ...]) -> str:
-    folders = Counter(posixpath.dirname(p) or "." for p in files)
-    folder, _n = folders.most_common(1)[0]
+    """A community named by the folder most of its files are in, and by its most central
+    file's folder when that is another (`tests/` alone named one whose central files were
+    the library's)."""
+    folder = Counter(posixpath.dirname(p) or "." for p in files).most_common(1)[0][0]
     best = sorted(files, key=lambda p: (-g.pagerank[p], p))[:3]
-    return f"  {folder}/ ({len(files)} files): " + ", ".join(best)
+    named = dict.fromkeys((posixpath.dirname(best[0]) or ".", folder))
+    label = " + ".join(f"{name}/" for name in named)
+    return f"  {label} ({len(files)} files): " + ", ".join(best)
 
 
 def _key_symbols(g: Overview, limit: int) -> list[str]:
