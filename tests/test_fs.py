@@ -30,6 +30,7 @@ from ore._fs import (
     NotRegularFile,
     OutsideRoot,
     atomic_write,
+    beneath,
     list_names,
     open_below,
     open_inside,
@@ -505,7 +506,7 @@ def _swap_to_outside(root: Path) -> None:
 def test_open_inside_never_follows_a_folder_swapped_for_a_symlink_after_the_check(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = _fs._lstat_at
+    real = beneath._lstat_at
 
     def check_then_swap(fd: int, name: str, path: str) -> os.stat_result:
         info = real(fd, name, path)
@@ -513,7 +514,7 @@ def test_open_inside_never_follows_a_folder_swapped_for_a_symlink_after_the_chec
             _swap_to_outside(root)  # the attacker wins the race every time
         return info
 
-    monkeypatch.setattr(_fs, "_lstat_at", check_then_swap)
+    monkeypatch.setattr(beneath, "_lstat_at", check_then_swap)
     with pytest.raises(OSError) as info:
         open_inside(root, "sub/inside.txt")
     assert info.value.errno in (errno.ELOOP, errno.ENOTDIR)
