@@ -169,3 +169,56 @@ def test_rare_patterns_prefixes_and_smells_are_not_conventions(house: CodeGraph)
     assert not any(" start with " in n for n in naming), naming  # every function is get_*
     for c in house.conventions():
         assert all(p.share >= 0.1 for p in c.patterns), (c.topic, c.patterns)
+
+
+# -- consistent reads a snippet's code, not its strings ----------------------------------------
+
+TEMPLATED = '''import logging
+
+logger = logging.getLogger(__name__)
+# an old name: logging.getLogger("relay.legacy")
+
+FALLBACK = """
+try:
+    run()
+except:
+    raise Exception("generated")
+"""
+
+
+def render(name: str) -> str:
+    """The fallback source of `name`."""
+    logger.debug("rendering %s", name)
+    return FALLBACK.replace("run", name)
+'''
+
+
+def test_a_snippets_strings_and_comments_are_no_deviation(tmp_path: Path) -> None:
+    files = {"relay/__init__.py": "", "relay/util.py": UTIL, "relay/errors.py": ERRORS}
+    files |= {f"relay/{name}.py": _named(name) for name in ("transport", "channel", "client")}
+    g = _graph(tmp_path / "relay", files)
+    (structure,) = [d for d in g.consistent(TEMPLATED).criteria if d.criterion == "structure"]
+    assert structure.deviations == (), structure.deviations
+    bad = TEMPLATED + "\n\ntry:\n    render('x')\nexcept:\n    pass\n"  # one in code
+    (structure,) = [d for d in g.consistent(bad).criteria if d.criterion == "structure"]
+    assert any("bare `except:`" in d for d in structure.deviations), structure.deviations
+
+
+ERRORS = "class RelayError(Exception):\n    pass\n\n\nclass LinkError(RelayError):\n    pass\n"
+
+
+def _named(name: str) -> str:
+    return f'''import logging
+
+from relay.errors import RelayError
+
+logger = logging.getLogger(__name__)
+
+
+def open_{name}(size: int) -> int:
+    """Open a {name}."""
+    logger.info("opening")
+    if size < 0:
+        raise RelayError(size)
+    return size
+'''

@@ -31,7 +31,7 @@ from ..index.records import FileIndex, Symbol
 from ..results import Consistency, Deviation
 from .conventions import name_style, styles_fit
 from .facts import LEVEL_CALL
-from .lexer import family
+from .lexer import family, without_literals
 from .parameter_lists import parameters
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
@@ -55,7 +55,6 @@ _NAME_LOGGER = "logging.getLogger(__name__)"
 _PERCENTILE = 0.98
 _DOCUMENTED = 0.9  # docstrings and annotations: a house rule only when nearly everything follows
 _LOGGING_FILES = 3  # files that log before printing counts as a deviation
-_DOCSTRING = re.compile(r"(\"\"\"|\'\'\')[\s\S]*?\1")  # an example's print() is no call
 _MAIN = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)  # a script's own output
 
 
@@ -235,21 +234,22 @@ def _structure(
                 )
     if record.language == "python" and sample:
         checked += 2
-        if _BARE_EXCEPT.search(text) and bare / len(sample) < 1 - DOMINANT:
+        code = without_literals("python", text)  # a string's or comment's text is no code
+        if _BARE_EXCEPT.search(code) and bare / len(sample) < 1 - DOMINANT:
             bare_share = bare / len(sample)
             bad.append(
                 f"bare `except:` appears in {bare_share:.0%} of {label}'s files; the snippet has one"
             )
-        code = _DOCSTRING.sub("", _MAIN.split(text, 1)[0])
-        if _PRINT.search(code) and logs >= _LOGGING_FILES and logs > prints:
+        script = without_literals("python", _MAIN.split(text, 1)[0])  # __main__ prints
+        if _PRINT.search(script) and logs >= _LOGGING_FILES and logs > prints:
             bad.append(f"{label} logs ({logs} files; {prints} print); the snippet calls print()")
         checked += 3
-        if _RAISE_EXCEPTION.search(text) and own_errors:
+        if _RAISE_EXCEPTION.search(code) and own_errors:
             bad.append(
                 f"{label} has exception classes of its own ({len(own_errors)} files, first at "
                 f"{own_errors[0]}); the snippet raises a bare Exception"
             )
-        if _LITERAL_LOGGER.search(text) and by_name and by_name >= DOMINANT * (by_name + literal):
+        if _LITERAL_LOGGER.search(code) and by_name and by_name >= DOMINANT * (by_name + literal):
             bad.append(
                 f"{label} names its loggers getLogger(__name__) ({by_name} files); "
                 "the snippet names one by a literal"

@@ -28,6 +28,7 @@ __all__ = [
     "line_key",
     "line_tokens",
     "literal_spans",
+    "without_literals",
 ]
 
 # strings and comments first (strings may hold comment markers and vice versa); then tokens.
@@ -104,6 +105,18 @@ def literal_spans(fam: str, text: str) -> list[tuple[int, int]]:
     notes the same spans on its way (`literals`)."""
     skip = _SKIPS.get(fam)
     return [] if skip is None else [match.span() for match in skip.finditer(text)]
+
+
+def without_literals(fam: str, text: str) -> str:
+    """`text` with each comment gone and each string an empty `''`, line breaks kept: what a
+    check of a snippet's code reads (a template's `raise Exception` is no raise)."""
+    skip = _SKIPS.get(fam)
+    return text if skip is None else skip.sub(_emptied, text)
+
+
+def _emptied(match: re.Match[str]) -> str:
+    breaks = "\n" * match.group().count("\n")
+    return breaks if match.lastgroup == "c" else "''" + breaks
 
 
 Lines = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
