@@ -24,6 +24,7 @@ not listed, one rule for every topic:
 - a smell (`bare except:`): `consistent` flags one in new code, it is no rule to follow;
 - the first word of function names (a verb a handful of helpers share is vocabulary); the last
   word of class names stays (`...Error`, `...Decoder`: the family a new class joins);
+- error classes deriving from a built-in (`Exception`) when a house base leads: the roots;
 - `print()` as logging (logging means logging calls, a wrapper's `_log(DEBUG, ...)` too).
 An exception is named without the module it was reached through (`exc.NotFound` and `NotFound`
 are one).
@@ -31,6 +32,7 @@ are one).
 
 from __future__ import annotations
 
+import builtins
 import re
 import sys
 from collections import Counter
@@ -248,6 +250,24 @@ def _fold_one_word_names(tally: _Tally) -> None:
         tally.where.setdefault(into, tally.where[label])
 
 
+def _without_roots(patterns: list[Pattern]) -> list[Pattern]:
+    """Error classes deriving from a built-in (`Exception`) beside a house base that leads are
+    only the house's roots: listed when the built-in leads, else not."""
+    bases = [p for p in patterns if p.name.startswith(_ERROR_CLASSES)]
+    if not bases:
+        return patterns
+    lead = max(bases, key=lambda p: (p.share, p.count))
+    if _builtin_base(lead.name):
+        return patterns
+    return [p for p in patterns if p not in bases or not _builtin_base(p.name)]
+
+
+def _builtin_base(label: str) -> bool:
+    base = label.rsplit(" ", 1)[-1]
+    found = getattr(builtins, base, None)
+    return base == "Error" or (isinstance(found, type) and issubclass(found, BaseException))
+
+
 def _enough(p: Pattern) -> bool:
     """A share of error classes holds for two of them at least (one class is no family)."""
     return p.count >= 2 or not p.name.startswith(_ERROR_CLASSES)
@@ -322,6 +342,7 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
             continue
         patterns.append(Pattern(label, count, round(count / denominator, 4), tally.where[label]))
     patterns = [p for p in _ruled(topic, patterns) if p.share >= MIN_SHARE and _enough(p)]
+    patterns = _without_roots(patterns)
     patterns.sort(key=lambda p: (-p.share, -p.count, p.name))
     shown = tuple(patterns[: _SHOWN * (3 if topic == "naming" else 1)])
     if not shown:

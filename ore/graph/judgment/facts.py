@@ -188,7 +188,9 @@ def file_facts(
             for match in rx.finditer(text):
                 if literals is None:
                     literals = literal_spans(family, text)
-                if _in_literal(literals, match):
+                found_text = match.group(0)  # `^\s*` may open on a blank line above
+                at = match.start() + len(found_text) - len(found_text.lstrip())
+                if _in_literal(literals, at):
                     continue
                 if label == LEVEL_CALL:
                     name = _level_call(text, match.start())
@@ -198,17 +200,16 @@ def file_facts(
                     name = label.format(*match.groups()) if match.groups() else label
                 seen = found.get((topic, name))
                 if seen is None:
-                    line = text.count("\n", 0, match.start()) + 1
+                    line = text.count("\n", 0, at) + 1
                     found[topic, name] = [1, line]
                 else:
                     seen[0] += 1
     return tuple(sorted((t, n, c, line) for (t, n), (c, line) in found.items()))
 
 
-def _in_literal(literals: list[tuple[int, int]], match: re.Match[str]) -> bool:
-    """Whether the match's first visible character lies inside a string or a comment."""
-    found = match.group(0)
-    at = match.start() + len(found) - len(found.lstrip())
+def _in_literal(literals: list[tuple[int, int]], at: int) -> bool:
+    """Whether the character at `at` (a match's first visible one) lies inside a string or a
+    comment."""
     i = bisect_right(literals, (at, _AFTER)) - 1
     return i >= 0 and at < literals[i][1]
 
