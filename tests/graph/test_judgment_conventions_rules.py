@@ -242,3 +242,20 @@ def test_a_facts_line_is_where_its_code_starts() -> None:
     text = "import os\n\n\nclass LinkError(OSError):\n    pass\n\n\ndef f() -> None:\n\n    raise LinkError\n"
     lines = {label: line for _topic, label, _n, line in file_facts("python", text)}
     assert lines == {"error classes derive from OSError": 4, "raise LinkError": 10}
+
+
+def _ordered(i: int) -> str:
+    return (
+        "import os\nfrom typing import TYPE_CHECKING\n\nimport attr\n\nfrom shelf.util import tidy\n\n"
+        "if TYPE_CHECKING:\n    from typing_extensions import Self\n\n\n"
+        f"def step_{i}() -> str:\n    import json\n\n    return tidy(json.dumps([os.sep, attr]))\n"
+    )
+
+
+def test_the_order_of_origins_is_read_in_the_import_block(tmp_path: Path) -> None:
+    files = {"shelf/__init__.py": "", "shelf/util.py": "def tidy(x: str) -> str:\n    return x\n"}
+    files |= {f"shelf/m{i}.py": _ordered(i) for i in range(4)}
+    imports = _patterns(_graph(tmp_path / "shelf", files), "imports")
+    # a TYPE_CHECKING block and a function's own import come after the block, not in it
+    assert imports.get("stdlib, third-party, local in that order") == 1.0, imports
+    assert not any("not grouped" in name for name in imports)

@@ -44,12 +44,14 @@ from typing import TYPE_CHECKING, Any
 from ...errors import GraphError
 from ..index.kinds import is_context, is_test
 from ..results import Convention, Pattern
+from .facts import NESTED_IMPORT, Fact
 from .lexer import family
 from .memo import remembered
 from .scope import need_files, select, split_words
 from .shapecache import load_shapes
 
 if TYPE_CHECKING:
+    from .shapes import FileShape
     from .view import GraphView
 
 __all__ = ["MIN_SHARE", "RULE_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
@@ -187,8 +189,12 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
                     tally.add(f"{prefix}{s.kind} names end with '{words[-1].capitalize()}'", where)
         return tally
     if topic == "imports":
+        shapes = load_shapes(g, [p for p in files if g.index.files[p].language == "python"])
         for path in files:
-            _import_patterns(g, path, tally)
+            nested = [
+                line for _t, label, _n, line in _facts(shapes, path) if label == NESTED_IMPORT
+            ]
+            _import_patterns(g, path, tally, nested[0] if nested else 1 << 30)
         return tally
     if topic == "tests":
         for path in files:
@@ -209,7 +215,14 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
     return tally
 
 
-def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
+def _facts(shapes: dict[str, FileShape], path: str) -> tuple[Fact, ...]:
+    shape = shapes.get(path)
+    return shape.facts if shape is not None else ()
+
+
+def _import_patterns(g: GraphView, path: str, tally: _Tally, block_end: int) -> None:
+    """The file's import patterns; the order of origins is read in its import block, the
+    imports above `block_end` (the first one nested under `if`, `try` or a `def`)."""
     record = g.index.files[path]
     externals = set(g.index.externals.get(path, ()))
     order: list[int] = []
@@ -223,7 +236,10 @@ def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
             if imp.kind == "import" and imp.binds and imp.binds[0] != imp.module.split(".")[0]:
                 tally.add(f"import {imp.module} as {imp.binds[0]}", where)
             head = imp.module.split(".")[0]
-            order.append(0 if head in _STDLIB and not imp.level else 1 if head in externals else 2)
+            if imp.line < block_end:
+                order.append(
+                    0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
+                )
         elif family(record.language) == "js":
             relative = imp.module.startswith(".")
             tally.add("relative specifiers" if relative else "package specifiers", where)

@@ -15,10 +15,12 @@ from bisect import bisect_right
 
 from .lexer import literal_spans
 
-__all__ = ["LEVEL_CALL", "TEXT_TOPICS", "Fact", "file_facts"]
+__all__ = ["LEVEL_CALL", "NESTED_IMPORT", "TEXT_TOPICS", "Fact", "file_facts"]
 
 Fact = tuple[str, str, int, int]  # topic, label, occurrences, first line
-TEXT_TOPICS = ("errors", "logging", "async", "tests")
+TEXT_TOPICS = ("errors", "logging", "async", "tests", "imports")
+#: An import statement indented under `if`, `try` or a `def`: outside the module's import block.
+NESTED_IMPORT = "nested import"
 
 # label ("{0}" takes the first group), pattern, words of which every match holds one (() if none)
 Rule = tuple[str, re.Pattern[str], tuple[str, ...]]
@@ -148,6 +150,9 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
             ("tokio", r"\btokio::"),
             ("threads", r"\bthread::spawn\b"),
         ),
+    },
+    "imports": {
+        "python": _rules((NESTED_IMPORT, r"^[ \t]+(?:import|from)\s+[\w.]", ("import",))),
     },
     "tests": {
         "python": _rules(
