@@ -13,12 +13,6 @@ import pytest
 from ore.graph import open_graph
 from ore.graph.judgment import clones
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 #: Two tests whose bodies differ; the end of the first and the start of the second are the
 #: same once renamed as in `_OTHER` (asserts, then `env`, `response` and a header set-up).
 _TESTS = """from app import Response, make_env

@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from ore.graph import open_graph
 from ore.graph.judgment.lexer import lex
 from ore.graph.judgment.trivial import trivial_run
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
 
 _BODY = """def {name}(orders, currency, limit):
     seen, total = [], 0

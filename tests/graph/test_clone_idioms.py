@@ -13,12 +13,6 @@ from ore.graph import open_graph
 from ore.graph.judgment import runs, trivial
 from ore.graph.judgment.trivial import idiom_run, import_lines
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 _IMPORTS = """from __future__ import annotations
 
 from typing import Any

@@ -34,11 +34,6 @@ from ore.graph.index.extract import MAX_BYTES
 from ore.graph.index.records import Edge, Import
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def tree(base: Path, files: dict[str, str | bytes]) -> Path:
     root = base / "proj"
     root.mkdir(exist_ok=True)

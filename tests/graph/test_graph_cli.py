@@ -17,11 +17,6 @@ from ore.errors import GraphError
 from ore.graph.ops import MAX_CHARS, OPS, run_query
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     files = {

@@ -18,11 +18,6 @@ from ore.cli import graph_judgment
 from ore.cli.graph import graph
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def tree(base: Path, name: str, files: dict[str, str]) -> Path:
     root = base / name
     root.mkdir()

@@ -10,12 +10,6 @@ import pytest
 from ore.errors import GraphError
 from ore.graph import CodeGraph, open_graph
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 ORIGINAL = '''def summarize_orders(orders, currency):
     """Total the paid orders of one currency."""
     total = 0

@@ -30,11 +30,6 @@ pytestmark = needs_ore
 SECRET = "TOP SECRET"
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def git(*args: str, cwd: Path) -> None:
     """git for building the test repositories, reading no configuration of the machine's."""
     env = {

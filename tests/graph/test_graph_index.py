@@ -10,11 +10,6 @@ from ore.graph import open_graph
 from ore.graph.index.extract import extract
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def tree(base: Path, files: dict[str, str]) -> Path:
     root = base / "proj"
     root.mkdir(exist_ok=True)

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from ore.graph import open_graph
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
 
 
 def imports_of(base: Path, files: dict[str, str]) -> set[tuple[str, str]]:

@@ -24,11 +24,6 @@ from ore.graph.render.judgment import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def _fn(name: str, params: str = "value: int", body: str = "return value") -> str:
     return f'def {name}({params}) -> int:\n    """Do {name}."""\n    {body}\n\n\n'
 

@@ -16,11 +16,6 @@ from ore.graph.judgment import clones, conventions, memo
 from ore.graph.queries import rank
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 @pytest.fixture
 def g(tmp_path: Path) -> CodeGraph:
     root = tmp_path / "proj"

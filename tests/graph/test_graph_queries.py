@@ -16,12 +16,6 @@ from ore.graph import CodeGraph, open_graph
 from ore.graph.queries import rank
 from ore.graph.render.export import export, export_dict
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 FILES = {
     "app/__init__.py": "",
     "app/core.py": "from app import util\n\nclass Engine:\n    def run(self):\n        return util.helper()\n",

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from ore.graph import CodeGraph, open_graph
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
 
 
 def graph(base: Path, files: dict[str, str]) -> CodeGraph:

@@ -12,12 +12,6 @@ import pytest
 from ore.graph import CodeGraph, SymbolMatch, open_graph
 from ore.graph.index.cache import BLOCK, cache_path
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 NAMES = ("Model", "model", "MODEL", "Models", "MyModel", "_Mode", "get_model", "Straße", "STRASSE")
 
 

@@ -15,11 +15,6 @@ from ore.graph import CodeGraph, open_graph
 from ore.graph.judgment.facts import file_facts
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def _graph(root: Path, files: dict[str, str]) -> CodeGraph:
     for rel, text in files.items():
         path = root / rel

@@ -20,12 +20,6 @@ from ore.graph import CodeGraph, open_graph
 from ore.graph.index.records import Symbol
 from ore.graph.judgment.signature import _public
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 PRED_SUCC = '''
 def _bidirectional_pred_succ(G, source, target):
     """Bidirectional shortest path helper."""

@@ -8,23 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from _trees import write_tree
 
 from ore.graph import open_graph
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
 
 CATCH_ALLS = {
     "stats.py": (
@@ -51,7 +37,7 @@ CATCH_ALLS = {
 def test_a_catch_all_parameter_is_no_likeness(tmp_path: Path) -> None:
     """boltons: 9 of 10 answers for `get_histogram_counts(self, bins=None, **kw)` shared only
     `**kw` (`__new__(cls, *a, **kw)`, ...); the one sibling shares `bins`."""
-    g = open_graph(_tree(tmp_path / "lib", CATCH_ALLS), jobs=1)
+    g = open_graph(write_tree(tmp_path / "lib", CATCH_ALLS), jobs=1)
     rows = g.similar("get_histogram_counts", mode="signature")
     assert [r.name for r in rows] == ["format_histogram"]
     assert rows[0].reason.startswith("2 parameters, shares bins")  # not "bins, kw"
@@ -79,7 +65,7 @@ def test_a_name_whose_words_fold_together_is_compared_word_for_word(tmp_path: Pa
     """paramiko: `similar can_verify` folded can and verify into one family (is), so every
     `check` and `_check` came first at 1.0 ("shares is") and the four `can_sign` siblings sixth
     to ninth."""
-    g = open_graph(_tree(tmp_path / "lib", FOLDED), jobs=1)
+    g = open_graph(write_tree(tmp_path / "lib", FOLDED), jobs=1)
     rows = g.similar("can_verify")
     assert [r.name for r in rows if r.reason == "shares can"] == ["can_sign", "can_sign"]
     assert {r.reason for r in rows} == {"shares can", "shares verify"}
@@ -112,7 +98,7 @@ def test_equal_shapes_are_ordered_by_the_words_they_share(tmp_path: Path) -> Non
     """paramiko: a renamed copy of the one-line `get_keys` tied at 1.0 with every getter, and
     four `_winapi.py` getters came first by path; the original is the one whose names and
     docstring still say what the copy says."""
-    g = open_graph(_tree(tmp_path / "lib", GETTERS), jobs=1)
+    g = open_graph(write_tree(tmp_path / "lib", GETTERS), jobs=1)
     rows = g.similar(snippet=RENAMED_GETTER, mode="shape")
     assert [r.score for r in rows] == [1.0] * 4
     assert (rows[0].name, rows[0].path) == ("get_keys", "agent.py")
@@ -164,7 +150,7 @@ def test_a_compound_file_name_is_covered_by_a_three_letter_term_beside_a_longer_
     the name. A three-letter term alone still covers nothing (`dat` is not `data`)."""
     from ore.graph.judgment.terms import description_terms, name_coverage
 
-    g = open_graph(_tree(tmp_path / "proj", PLACES), jobs=1)
+    g = open_graph(write_tree(tmp_path / "proj", PLACES), jobs=1)
     files = g.place("read and write the known_hosts file of host keys").files
     assert files[0].path == "lib/hostkeys.py"
     terms = set(description_terms("parse and format HTTP dates"))
@@ -195,7 +181,7 @@ def test_the_signature_says_what_a_constants_module_and_an_entry_file_offer(
 ) -> None:
     """paramiko: `common.py` (35 dependents, who import its `MSG_*` constants) was shown as
     `byte_chr, byte_mask, byte_ord`, and the package's `__init__.py` with no names at all."""
-    g = open_graph(_tree(tmp_path / "proj", OFFERS), jobs=1)
+    g = open_graph(write_tree(tmp_path / "proj", OFFERS), jobs=1)
     lines = g.signature(level="standard").text.splitlines()
     common = next(line for line in lines if "pkg/common.py (" in line)
     assert common.endswith(": byte_ord, MSG_* (4), SSH_PORT")
@@ -232,7 +218,7 @@ def test_a_paragraph_repeated_in_docstrings_comes_after_copied_code(tmp_path: Pa
     """paramiko and boltons: four of ten noise answers in the first tens were docstring
     paragraphs repeated between methods, listed above copied code for their many tokens. They
     stay answers (a copy is a copy), after the code of the same level."""
-    g = open_graph(_tree(tmp_path / "lib", PROSE), jobs=1)
+    g = open_graph(write_tree(tmp_path / "lib", PROSE), jobs=1)
     groups = g.duplicates(min_lines=4)
     firsts = [{o.path for o in c.occurrences} for c in groups]
     assert firsts.index({"net/count.py", "net/tally.py"}) < firsts.index(

@@ -8,22 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _trees import write_tree
 
 from ore.graph import open_graph
 from ore.graph.judgment.terms import description_terms, own_name, query_terms, stem
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def _functions(*names: str) -> str:
@@ -35,7 +23,7 @@ def _first(root: Path, description: str) -> list[str]:
 
 
 def test_a_package_entry_file_that_only_gathers_its_modules_is_not_a_place(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/shortest_paths/__init__.py": "from .weighted import *\nfrom .generic import *\n",
@@ -54,7 +42,7 @@ def test_the_module_named_after_the_feature_comes_before_a_smaller_neighbour(
     """The owner is often the largest file of its folder: its size does not sink it below a
     neighbour named by the feature and another word."""
     many = [f"betweenness_variant_{i}" for i in range(12)] + ["edge_load", "group_stress"]
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/centrality/betweenness.py": _functions("betweenness_centrality", *many),
@@ -66,7 +54,7 @@ def test_the_module_named_after_the_feature_comes_before_a_smaller_neighbour(
 
 
 def test_a_name_written_as_one_word_is_covered_by_the_words_it_is_made_of(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/ext/associationproxy.py": _functions("make_proxy", "getter"),
@@ -77,7 +65,7 @@ def test_a_name_written_as_one_word_is_covered_by_the_words_it_is_made_of(tmp_pa
 
 
 def test_a_mixed_case_word_of_the_description_matches_a_folder_named_by_it(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/dialects/__init__.py": _functions("registry_of_dialects"),
@@ -100,7 +88,7 @@ def test_a_name_of_letters_and_digits_is_matched_whole(
     tmp_path: Path, description: str, owner: str
 ) -> None:
     """`s3.py`'s words are `s` and `3`, too short to be terms: the name counts whole."""
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/storage/s3.py": _functions("put_object", "get_object", "presign"),
@@ -134,7 +122,7 @@ def test_a_description_keeps_a_mixed_case_word_whole_beside_its_pieces() -> None
 
 
 def test_a_description_in_another_script_keeps_its_words_whole(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "lib/façade.py": _functions("öffne_façade"),

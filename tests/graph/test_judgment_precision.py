@@ -25,11 +25,6 @@ from _cli import needs_ore, run_ore
 from ore.graph import CodeGraph, open_graph
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORE_HOME", str(tmp_path / "orehome"))
-
-
 def _module(name: str, body: str) -> str:
     """A library module in the house style: a module logger, own errors, documented API."""
     return (
