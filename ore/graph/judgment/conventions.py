@@ -364,5 +364,10 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
     if not shown:
         summary = f"no {topic} patterns found in {len(files)} files"
     else:
-        summary = "; ".join(f"{p.name} ({p.share:.0%})" for p in shown[:3])
+        summary = "; ".join(_said(p) for p in shown[:3])
     return Convention(topic, len(files), shown, summary)
+
+
+def _said(p: Pattern) -> str:
+    """A pattern in a summary: a `no rule` line carries its shares already."""
+    return p.name if p.name.startswith("no rule: ") else f"{p.name} ({p.share:.0%})"
