@@ -224,3 +224,60 @@ def test_a_paragraph_repeated_in_docstrings_comes_after_copied_code(tmp_path: Pa
     assert firsts.index({"net/count.py", "net/tally.py"}) < firsts.index(
         {"net/recv.py", "net/size.py"}
     )
+
+
+# -- the second held-out sample (tornado 6.6.1, babel 2.18.0; seed 4417) ----------------------
+
+COUNTS = {
+    "web.py": (
+        "class Request:\n"
+        "    def request_time(self) -> float:\n        return self._finish - self._start\n\n"
+        "    def finish(self) -> None:\n        self._done = True\n\n"
+        "    def ping_interval(self) -> float:\n        return self.settings.get('ping')\n"
+    ),
+    "paths.py": (
+        "def shortest(graph, source, target):\n"
+        "    pred, succ, w = graph, source, target\n    return pred, succ, w\n\n\n"
+        "def meet_in_middle(net, start, goal):\n"
+        "    a, b, c = net, start, goal\n    return a, b, c\n\n\n"
+        "def render(text, width, height):\n    return print(text, width, height)\n"
+    ),
+}
+
+
+def test_only_as_many_parameters_is_no_likeness(tmp_path: Path) -> None:
+    """tornado: `request_time(self) -> float` listed every method of no parameter (ping_interval,
+    get_nowait, finish ...): two empty lists share nothing, and with no parameter in common only
+    a return of its own (not a call, a name or None) makes a likeness. A renamed copy that
+    returns the same three-tuple is still found."""
+    g = open_graph(write_tree(tmp_path / "lib", COUNTS), jobs=1)
+    assert g.similar("request_time", mode="signature") == []
+    found = [r.name for r in g.similar("shortest", mode="signature")]
+    assert found == ["meet_in_middle"]  # render takes three too, and returns a call
+
+
+OVERLOADS = {
+    "lib/numbers.py": (
+        "from typing import overload\n\n\n"
+        "@overload\ndef get_currencies(territory: str, tender: bool) -> list[str]: ...\n"
+        "@overload\ndef get_currencies(territory: str, tender: None) -> list[str]: ...\n"
+        "def get_currencies(territory, tender=True):\n    return [territory, tender]\n\n\n"
+        "def get_symbols(territory: str, tender: bool = True) -> list[str]:\n"
+        "    return [territory, tender]\n"
+    ),
+    "tests/test_numbers.py": ("def get_currencies(territory, tender):\n    return [territory]\n"),
+}
+
+
+def test_a_name_stands_for_its_library_implementation_not_its_stubs_nor_its_test(
+    tmp_path: Path,
+) -> None:
+    """tornado: `similar get_app --mode signature` compared with the test module's `get_app`;
+    babel: `get_territory_currencies` with its first `@overload`, and its own second overload
+    and implementation came first."""
+    g = open_graph(write_tree(tmp_path / "proj", OVERLOADS), jobs=1)
+    rows = g.similar("get_currencies", mode="signature")
+    places = [(r.path, r.line) for r in rows]
+    assert not {("lib/numbers.py", 5), ("lib/numbers.py", 7), ("lib/numbers.py", 8)} & set(places)
+    assert places[0] == ("lib/numbers.py", 12)  # get_symbols, then the test's namesake
+    assert ("tests/test_numbers.py", 1) in places

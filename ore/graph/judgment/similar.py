@@ -92,7 +92,9 @@ def _anchor_signature(
     if name is not None:
         s, path = _defined(g, name)
         shapes = return_shapes(source_lines(g, path), s.line, s.end_line)
-        return Anchor(s.kind, s.signature, path, s.line, g.index.files[path].language, shapes)
+        language = g.index.files[path].language
+        own = _overloads(g, path, s)
+        return Anchor(s.kind, s.signature, path, s.line, language, shapes, own)
     symbols = [s for s in _snippet_symbols(g, snippet, language) if s.kind in CALLABLE]
     if not symbols:
         raise GraphError("the snippet defines no function to compare by signature")
@@ -104,11 +106,39 @@ def _anchor_signature(
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
+    """The definition a NAME stands for: in library code before tests, examples and docs
+    (tornado's `get_app` was its test module's), and of a file's overloads the last, the
+    implementation (the `@overload` stubs come first)."""
+    found: tuple[Symbol, str] | None = None
     for path, record in g.index.files.items():
-        for s in record.symbols:
-            if s.name == name and s.kind in CALLABLE:
-                return s, path
-    raise GraphError(f"no function or method named '{name}' is defined in the tree")
+        callables = sorted((s for s in record.symbols if s.kind in CALLABLE), key=lambda s: s.line)
+        at = next((i for i, s in enumerate(callables) if s.name == name), None)
+        if at is not None:
+            while at + 1 < len(callables) and callables[at + 1].name == name:
+                at += 1  # an overload's stub: the implementation follows
+            chosen = (callables[at], path)
+            if not is_context(path):
+                return chosen
+            found = found or chosen
+    if found is None:
+        raise GraphError(f"no function or method named '{name}' is defined in the tree")
+    return found
+
+
+def _overloads(g: GraphView, path: str, chosen: Symbol) -> frozenset[int]:
+    """The lines of the definitions of `chosen`'s name just above it in its file, with no
+    other definition between: its `@overload` stubs."""
+    before = sorted(
+        (s for s in g.index.files[path].symbols if s.kind in CALLABLE and s.line < chosen.line),
+        key=lambda s: s.line,
+        reverse=True,
+    )
+    lines = []
+    for s in before:
+        if s.name != chosen.name:
+            break
+        lines.append(s.line)
+    return frozenset(lines)
 
 
 def _anchor_shape(

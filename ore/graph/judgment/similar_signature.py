@@ -16,7 +16,7 @@ from ..index.source import read_source
 from ..results import SimilarMatch
 from .lexer import family
 from .parameter_lists import NAME, Parameter, parameter_list, return_shape
-from .returns import Returns, return_shapes, returns_alike
+from .returns import GENERIC, Returns, return_shapes, returns_alike
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -25,11 +25,14 @@ __all__ = ["CALLABLE", "Anchor", "by_signature", "source_lines"]
 
 CALLABLE = frozenset({"function", "method"})
 _MIN_SCORE = 0.5
+#: Returns most functions have: with no parameter in common they are no likeness.
+_WEAK_RETURNS = GENERIC | {"none"}
 
 
 class Anchor(NamedTuple):
     """What signature mode compares with: kind, one-line signature, where it is (`path` ''
-    for a snippet), its language and the shapes of what it returns."""
+    for a snippet), its language, the shapes of what it returns, and the lines of its own
+    overloads beside it (not answers: the same function again)."""
 
     kind: str
     signature: str
@@ -37,6 +40,7 @@ class Anchor(NamedTuple):
     line: int
     language: str
     returns: Returns
+    overloads: frozenset[int] = frozenset()
 
 
 def source_lines(g: GraphView, path: str) -> list[str]:
@@ -55,7 +59,7 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
     (`**kw` and `**kw`) pair for 0.1 whatever their names, and are not names shared: half the
     functions of a Python project end in one, so they tell nothing of what a function does."""
     if not wanted and not other:
-        return 1.0, []
+        return 0.0, []  # two empty lists share nothing: most methods take no parameter
     total, shared, free = 0.0, [], list(range(len(other)))
     for i, p in enumerate(wanted):
         best, best_j = 0.0, -1
@@ -101,8 +105,10 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
             continue
         lines: list[str] | None = None
         for s in record.symbols:
-            if s.kind not in CALLABLE or (path == anchor.path and s.line == anchor.line):
-                continue
+            if s.kind not in CALLABLE or (
+                path == anchor.path and (s.line == anchor.line or s.line in anchor.overloads)
+            ):
+                continue  # the anchor itself, and its overloads beside it
             params = parameter_list(s.signature)
             count = 1 / (1 + abs(len(params) - len(wanted)))
             pairing, shared = _pairing(wanted, params)
@@ -117,6 +123,8 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
             if annotated and other:
                 same_return = max(same_return, _returns_alike(annotated, other))
             score += 0.3 * same_return
+            if not pairing and not (shapes.shapes & anchor.returns.shapes) - _WEAK_RETURNS:
+                continue  # only as many parameters (or none), and some call or None returned
             if score >= _MIN_SCORE:
                 reason = f"{len(params)} parameters" + (
                     f", shares {', '.join(sorted(shared))}" if shared else ""
