@@ -57,7 +57,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 10  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 9  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
