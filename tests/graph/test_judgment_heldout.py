@@ -281,32 +281,3 @@ def test_a_name_stands_for_its_library_implementation_not_its_stubs_nor_its_test
     assert not {("lib/numbers.py", 5), ("lib/numbers.py", 7), ("lib/numbers.py", 8)} & set(places)
     assert places[0] == ("lib/numbers.py", 12)  # get_symbols, then the test's namesake
     assert ("tests/test_numbers.py", 1) in places
-
-
-SCRIPTS = {
-    "babel/numbers.py": (
-        "def format_currency(number, currency, locale):\n    return f'{currency}{number}'\n\n\n"
-        "def format_decimal(number, locale):\n    return str(number)\n"
-    ),
-    "babel/core.py": "class Locale:\n    def currency_symbols(self):\n        return {}\n",
-    "scripts/import_cldr.py": (
-        "from babel.numbers import format_currency\n\n\n"
-        "def parse_currency_formats(data, tree):\n    return data\n\n\n"
-        "def parse_currency_names(data, tree):\n    return data\n\n\n"
-        "def format_currency_amount_pattern(data):\n    return data\n"
-    ),
-}
-
-
-def test_a_top_level_scripts_folder_is_context(tmp_path: Path) -> None:
-    """babel: `scripts/import_cldr.py`, a data-import script, was the first answer to "format a
-    currency amount": maintenance scripts use the library, they do not own its features. A
-    package's own `scripts` module (console entry points) is library code."""
-    from ore.graph.index.kinds import is_context
-
-    assert is_context("scripts/import_cldr.py")
-    assert not is_context("babel/scripts/cli.py")
-    g = open_graph(write_tree(tmp_path / "proj", SCRIPTS), jobs=1)
-    files = [f.path for f in g.place("format a currency amount").files]
-    assert files[0] == "babel/numbers.py"
-    assert "scripts/import_cldr.py" not in files

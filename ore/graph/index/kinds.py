@@ -21,10 +21,6 @@ _CONTEXT_DIRS = frozenset(
     {"example", "examples", "demo", "demos", "sample", "samples", "doc", "docs", "docs_src"}
     | {"tutorial", "tutorials", "bench", "benchmark", "benchmarks", "fixtures", "testdata"}
 )
-#: Folders that are context only at the top of the tree: a project's maintenance scripts
-#: (babel's `scripts/import_cldr.py` was the first answer to "format a currency amount"), not
-#: a package's own `scripts` module of console entry points.
-_TOP_CONTEXT_DIRS = frozenset({"scripts"})
 _GENERATED = re.compile(rb"(?i)(code generated .* do not edit|@generated|auto-?generated)")
 
 
@@ -35,11 +31,9 @@ def is_test(path: str) -> bool:
 
 
 def is_context(path: str) -> bool:
-    """A test, an example, a doc, a benchmark or a top-level script: code that shows, checks or
-    maintains the library rather than being it. Judgments rank it after library code unless asked to weigh it equally."""
+    """A test, an example, a doc or a benchmark: code that shows or checks the library rather
+    than being it. Judgments rank it after library code unless asked to weigh it equally."""
     parts = path.split("/")
-    if len(parts) > 1 and parts[0].lower() in _TOP_CONTEXT_DIRS:
-        return True
     return is_test(path) or any(p.lower() in _CONTEXT_DIRS for p in parts[:-1])
 
 
