@@ -42,16 +42,17 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
+from ..index.extract import MAX_BYTES
 from ..index.kinds import is_context, is_test
+from ..index.source import read_source
 from ..results import Convention, Pattern
-from .facts import NESTED_IMPORT, Fact
+from .facts import first_nested_import
 from .lexer import family
 from .memo import remembered
 from .scope import need_files, select, split_words
 from .shapecache import load_shapes
 
 if TYPE_CHECKING:
-    from .shapes import FileShape
     from .view import GraphView
 
 __all__ = ["MIN_SHARE", "RULE_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
@@ -189,12 +190,8 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
                     tally.add(f"{prefix}{s.kind} names end with '{words[-1].capitalize()}'", where)
         return tally
     if topic == "imports":
-        shapes = load_shapes(g, [p for p in files if g.index.files[p].language == "python"])
         for path in files:
-            nested = [
-                line for _t, label, _n, line in _facts(shapes, path) if label == NESTED_IMPORT
-            ]
-            _import_patterns(g, path, tally, nested[0] if nested else 1 << 30)
+            _import_patterns(g, path, tally)
         return tally
     if topic == "tests":
         for path in files:
@@ -215,17 +212,11 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
     return tally
 
 
-def _facts(shapes: dict[str, FileShape], path: str) -> tuple[Fact, ...]:
-    shape = shapes.get(path)
-    return shape.facts if shape is not None else ()
-
-
-def _import_patterns(g: GraphView, path: str, tally: _Tally, block_end: int) -> None:
-    """The file's import patterns; the order of origins is read in its import block, the
-    imports above `block_end` (the first one nested under `if`, `try` or a `def`)."""
+def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
+    """The file's import patterns; the order of origins is read in its import block (`_block`)."""
     record = g.index.files[path]
     externals = set(g.index.externals.get(path, ()))
-    order: list[int] = []
+    order: list[tuple[int, int]] = []  # line, origin
     for imp in record.imports:
         where = f"{path}:{imp.line}"
         if record.language == "python":
@@ -236,10 +227,8 @@ def _import_patterns(g: GraphView, path: str, tally: _Tally, block_end: int) -> 
             if imp.kind == "import" and imp.binds and imp.binds[0] != imp.module.split(".")[0]:
                 tally.add(f"import {imp.module} as {imp.binds[0]}", where)
             head = imp.module.split(".")[0]
-            if imp.line < block_end:
-                order.append(
-                    0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
-                )
+            origin = 0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
+            order.append((imp.line, origin))
         elif family(record.language) == "js":
             relative = imp.module.startswith(".")
             tally.add("relative specifiers" if relative else "package specifiers", where)
@@ -248,11 +237,24 @@ def _import_patterns(g: GraphView, path: str, tally: _Tally, block_end: int) -> 
                 tally.add("default imports", where)
         else:
             tally.add(f"{imp.kind} {('aliased' if imp.binds and imp.names else '')}".strip(), where)
-    if len(set(order)) > 1:
+    origins = _block(g, path, order)
+    if len(set(origins)) > 1:
         label = "stdlib, third-party, local in that order"
-        if order != sorted(order):
+        if origins != sorted(origins):
             label = "imports not grouped by origin"
         tally.add(label, f"{path}:1", path)
+
+
+def _block(g: GraphView, path: str, order: list[tuple[int, int]]) -> list[int]:
+    """The origins of a file's import block: the imports above its first one nested under
+    `if`, `try` or a `def` (a `TYPE_CHECKING` block, a function's own import). The file is
+    read only when all its imports are out of order (most are not)."""
+    origins = [origin for _line, origin in order]
+    if origins == sorted(origins):
+        return origins
+    data = read_source(g.root, path, limit=MAX_BYTES)
+    end = first_nested_import(data.decode("utf-8", "replace")) if data else None
+    return [origin for line, origin in order if end is None or line < end]
 
 
 def _fold_one_word_names(tally: _Tally) -> None:
