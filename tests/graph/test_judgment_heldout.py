@@ -281,3 +281,31 @@ def test_a_name_stands_for_its_library_implementation_not_its_stubs_nor_its_test
     assert not {("lib/numbers.py", 5), ("lib/numbers.py", 7), ("lib/numbers.py", 8)} & set(places)
     assert places[0] == ("lib/numbers.py", 12)  # get_symbols, then the test's namesake
     assert ("tests/test_numbers.py", 1) in places
+
+
+_PARAMS = (
+    "    number: float,\n    format: str | None = None,\n    locale: str | None = None,\n"
+    "    decimal_quantization: bool = True,\n    group_separator: bool = True,\n"
+)
+HEADERS = {
+    "fmt/numbers.py": (
+        "def format_decimal(\n" + _PARAMS + ') -> str:\n    """Format a decimal number."""\n'
+        "    locale = parse(locale)\n    return str(round(number, 2)) + locale\n\n\n"
+        "def format_percent(\n" + _PARAMS + ') -> str:\n    """Format a percent value."""\n'
+        "    locale = parse(locale)\n    pattern = locale.percent_formats[None]\n"
+        "    return pattern.apply(number * 100, group_separator)\n"
+    ),
+    "fmt/count.py": "def count(chunks, limit):\n" + _CODE,
+    "fmt/tally.py": "def tally(chunks, limit):\n" + _CODE,
+}
+
+
+def test_a_parameter_list_repeated_comes_after_copied_code(tmp_path: Path) -> None:
+    """babel: `format_decimal` and `format_percent` share their parameter list, docstring shape
+    and first body line (57 lines as one renamed group), and such groups filled two of the
+    first ten; a signature repeated is an interface, listed after copied code."""
+    g = open_graph(write_tree(tmp_path / "lib", HEADERS), jobs=1)
+    groups = g.duplicates(min_lines=4)
+    firsts = [{o.path for o in c.occurrences} for c in groups]
+    assert {"fmt/numbers.py"} in firsts  # still an answer
+    assert firsts.index({"fmt/count.py", "fmt/tally.py"}) < firsts.index({"fmt/numbers.py"})

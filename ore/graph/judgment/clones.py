@@ -13,7 +13,8 @@ spans, and a group whose every place lies inside a distinct place of a larger gr
 so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design; at each level, groups of code
-before groups of prose only (a paragraph repeated in two docstrings: `_prose_only`).
+before groups of prose only (a paragraph repeated in two docstrings: `_prose_only`) or of
+signatures only (parameter lists, docstrings, `@overload` stubs: `_headers_only`).
 
 Where a given snippet already is: `snippet_match`, which needs none of this.
 """
@@ -57,7 +58,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 9  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 13  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
@@ -119,7 +120,7 @@ def find_clones(
         kept.sort(
             key=lambda c: (
                 all(context(o.path) for o in c.occurrences),
-                _prose_only(shapes, c),
+                _prose_only(shapes, c) or _headers_only(shapes, lines, c),
                 *_heaviest(c),
             )
         )
@@ -170,6 +171,65 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
         CloneGroup(str(kind), int(lines), int(tokens), tuple(Occurrence(*o) for o in found))
         for kind, lines, tokens, found in rows
     ]
+
+
+def _headers_only(shapes: dict[str, FileShape], lines: SourceLines, c: CloneGroup) -> bool:
+    """Whether a renamed or structural group is only what functions declare, not what they do:
+    in every place, each code line is a Python function's `def` line, a line of its parameter
+    list or its docstring's opening line, but for the first line of a body the place stops in
+    (the parameter list and docstring that babel's `format_decimal` and `format_percent` share,
+    57 lines and their bodies' first), or the places are one function's `@overload` stubs.
+    Such a group is a signature repeated, an interface rather than copied code: it is listed
+    after the code of its level, as prose is (dropping it lost 19 of `symilar`'s groups on
+    sqlalchemy, whose exact parameter lists it had absorbed); an exact group never is one."""
+    if c.kind == "exact":
+        return False
+    if c.kind == "structural":
+        names = {
+            fn.name for o in c.occurrences for fn in shapes[o.path].functions if fn.start == o.start
+        }
+        same_file = len({o.path for o in c.occurrences}) == 1
+        return same_file and len(names) == 1 and _overload_stubs(lines(c.occurrences[0].path), c)
+    for o in c.occurrences:
+        shape = shapes[o.path]
+        if shape.language != "python":
+            return False
+        declared = _declared_lines(shape, lines(o.path))
+        lo, hi = bisect_left(shape.numbers, o.start), bisect_right(shape.numbers, o.end)
+        body = [n for n in shape.numbers[lo:hi] if n not in declared]
+        # the first line of a body the run stops in (`locale = Locale.parse(locale)`) is
+        # still the signature's; a function copied whole, however short, is a copy
+        cut_short = any(fn.start <= o.end < fn.end for fn in shape.functions)
+        if len(body) > (1 if cut_short else 0):
+            return False
+    return True
+
+
+def _overload_stubs(text: list[str], c: CloneGroup) -> bool:
+    """Whether every place of a structural group is a stub marked `@overload` (its decorator
+    on the line above)."""
+    return all(
+        1 < o.start <= len(text) and text[o.start - 2].strip().endswith("overload")
+        for o in c.occurrences
+    )
+
+
+def _declared_lines(shape: FileShape, text: list[str]) -> set[int]:
+    """The code lines of a Python file that declare its functions: each `def` line through the
+    `:` that opens the body (brackets balanced), and the docstring's opening line."""
+    out: set[int] = set()
+    for fn in shape.functions:
+        depth, n = 0, fn.start
+        while n <= min(fn.end, len(text)):
+            line = text[n - 1].split("#", 1)[0].rstrip()
+            depth += sum(line.count(ch) for ch in "([{") - sum(line.count(ch) for ch in ")]}")
+            out.add(n)
+            if depth <= 0 and line.endswith(":"):
+                break
+            n += 1
+        if fn.doc:
+            out.add(n + 1)
+    return out
 
 
 def _prose_only(shapes: dict[str, FileShape], c: CloneGroup) -> bool:
