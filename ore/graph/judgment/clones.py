@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -117,10 +117,15 @@ def find_clones(
         kept = settle(str(g.root), kept, lambda p: shapes[p].language, min_lines, min_tokens, lines)
         kept = [c for c in kept if c.kind in wanted]  # `--kind exact`: no exact run found renamed
         context = cache(is_context)  # once per path, not per place of every group
+
+        @cache
+        def declared(path: str) -> frozenset[int]:
+            return _declared_lines(shapes[path], lines(path))
+
         kept.sort(
             key=lambda c: (
                 all(context(o.path) for o in c.occurrences),
-                _prose_only(shapes, c) or _headers_only(shapes, lines, c),
+                _prose_only(shapes, c) or _headers_only(shapes, lines, declared, c),
                 *_heaviest(c),
             )
         )
@@ -173,7 +178,12 @@ def _clone_groups(rows: tuple[Any, ...]) -> list[CloneGroup]:
     ]
 
 
-def _headers_only(shapes: dict[str, FileShape], lines: SourceLines, c: CloneGroup) -> bool:
+def _headers_only(
+    shapes: dict[str, FileShape],
+    lines: SourceLines,
+    declared: Callable[[str], frozenset[int]],
+    c: CloneGroup,
+) -> bool:
     """Whether a renamed or structural group is only what functions declare, not what they do:
     in every place, each code line is a Python function's `def` line, a line of its parameter
     list or its docstring's opening line, but for the first line of a body the place stops in
@@ -194,9 +204,9 @@ def _headers_only(shapes: dict[str, FileShape], lines: SourceLines, c: CloneGrou
         shape = shapes[o.path]
         if shape.language != "python":
             return False
-        declared = _declared_lines(shape, lines(o.path))
+        signature = declared(o.path)
         lo, hi = bisect_left(shape.numbers, o.start), bisect_right(shape.numbers, o.end)
-        body = [n for n in shape.numbers[lo:hi] if n not in declared]
+        body = [n for n in shape.numbers[lo:hi] if n not in signature]
         # the first line of a body the run stops in (`locale = Locale.parse(locale)`) is
         # still the signature's; a function copied whole, however short, is a copy
         cut_short = any(fn.start <= o.end < fn.end for fn in shape.functions)
@@ -214,7 +224,7 @@ def _overload_stubs(text: list[str], c: CloneGroup) -> bool:
     )
 
 
-def _declared_lines(shape: FileShape, text: list[str]) -> set[int]:
+def _declared_lines(shape: FileShape, text: list[str]) -> frozenset[int]:
     """The code lines of a Python file that declare its functions: each `def` line through the
     `:` that opens the body (brackets balanced), and the docstring's opening line."""
     out: set[int] = set()
@@ -229,7 +239,7 @@ def _declared_lines(shape: FileShape, text: list[str]) -> set[int]:
             n += 1
         if fn.doc:
             out.add(n + 1)
-    return out
+    return frozenset(out)
 
 
 def _prose_only(shapes: dict[str, FileShape], c: CloneGroup) -> bool:
