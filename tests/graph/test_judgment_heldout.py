@@ -309,3 +309,35 @@ def test_a_parameter_list_repeated_comes_after_copied_code(tmp_path: Path) -> No
     firsts = [{o.path for o in c.occurrences} for c in groups]
     assert {"fmt/numbers.py"} in firsts  # still an answer
     assert firsts.index({"fmt/count.py", "fmt/tally.py"}) < firsts.index({"fmt/numbers.py"})
+
+
+NAMED_LOGGERS = {
+    "srv/log.py": (
+        "import logging\n\ngen_log = logging.getLogger('srv.general')\n"
+        "app_log = logging.getLogger('srv.application')\n"
+    ),
+    **{
+        f"srv/mod{i}.py": (
+            "from srv.log import app_log, gen_log\n\n\n"
+            f"def handle{i}(request):\n"
+            "    try:\n        return request.run()\n"
+            "    except OSError as e:\n"
+            "        gen_log.warning('failed: %s', e)\n"
+            "        app_log.error('request failed')\n"
+            "        return None\n"
+        )
+        for i in range(5)
+    },
+}
+SLOPPY = "def load(path):\n    print('loading', path)\n    return open(path).read()\n"
+
+
+def test_a_logger_named_like_gen_log_is_logging(tmp_path: Path) -> None:
+    """tornado logs through `gen_log`, `app_log` and `access_log` (68 calls in 17 files): the
+    only logging `conventions` saw was `warnings.warn()`, and `print()` in new code was no
+    deviation. A level method of any name ending in `_log` or `_logger` is a logging call."""
+    g = open_graph(write_tree(tmp_path / "proj", NAMED_LOGGERS), jobs=1)
+    (logging,) = [c for c in g.conventions() if c.topic == "logging"]
+    assert {p.name for p in logging.patterns} >= {"gen_log.warning()", "app_log.error()"}
+    said = [d for c in g.consistent(SLOPPY).criteria for d in c.deviations]
+    assert any("the snippet calls print()" in d for d in said)

@@ -47,7 +47,9 @@ DOMINANT = 0.75
 _CALLABLE = ("function", "method")
 _BARE_EXCEPT = re.compile(r"^\s*except\s*:", re.M)
 _PRINT = re.compile(r"^\s*print\(", re.M)
-_LOGGER = re.compile(r"(logger|logging|log|LOGGER|_logger)\.\w+\(\)|logging\.getLogger")
+_LOGGER = re.compile(
+    r"(logger|logging|log|LOGGER|LOG|_logger|\w+_log|\w+_logger)\.\w+\(\)|logging\.getLogger"
+)
 _RAISE_EXCEPTION = re.compile(r"^\s*raise\s+(?:builtins\.)?Exception\b", re.M)
 _LITERAL_LOGGER = re.compile(r"getLogger\(\s*[rbuRBU]?['\"]")
 _OWN_ERRORS = "error classes derive from "

@@ -5,7 +5,9 @@ add up counts instead of reading files. Each rule is a regular expression over t
 (multi-line mode, so `^` is a line start); a label with `{0}` takes the first group. A match
 that starts inside a string or a comment is no fact (`'return await f()'` built as source text
 is no await): facts come from code only. A call whose first argument is a logging level
-(`self._log(DEBUG, ...)`, `logger.log(logging.INFO, ...)`) is a logging call, whatever wraps it.
+(`self._log(DEBUG, ...)`, `logger.log(logging.INFO, ...)`) is a logging call, whatever wraps it,
+and so is a level method of any name ending in `_log` or `_logger` (tornado's `gen_log`,
+`app_log` and `access_log`, 68 calls in 17 files).
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
             ("logging.getLogger({0})", r"logging\.getLogger\(\s*([^)]*)\)"),
             (
                 "{0}.{1}()",
-                r"\b(logger|log|LOGGER|_logger|logging)\.(debug|info|warning|warn|error|exception|critical)\(",
+                r"\b(logger|log|LOGGER|LOG|_logger|logging|\w+_log|\w+_logger)"
+                r"\.(debug|info|warning|warn|error|exception|critical)\(",
                 ("log", "LOG"),
             ),
             (LEVEL_CALL, _LEVEL_CALL, _LEVELS),  # the callee's name: `_level_call`
