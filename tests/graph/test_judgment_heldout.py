@@ -341,3 +341,38 @@ def test_a_logger_named_like_gen_log_is_logging(tmp_path: Path) -> None:
     assert {p.name for p in logging.patterns} >= {"gen_log.warning()", "app_log.error()"}
     said = [d for c in g.consistent(SLOPPY).criteria for d in c.deviations]
     assert any("the snippet calls print()" in d for d in said)
+
+
+STREAMS = {
+    "net/iostream.py": (
+        "class Stream:\n"
+        "    def read_until_close(self):\n        return self._read(None)\n\n"
+        "    def read_until(self, delimiter):\n        return self._read(delimiter)\n\n"
+        "    def read_until_regex(self, regex):\n        return self._read(regex)\n\n"
+        "    def close(self):\n        self._closed = True\n\n"
+        "    def on_close(self):\n        return None\n"
+    ),
+    "net/client.py": "class Client:\n    def close(self):\n        return None\n",
+    "net/dates.py": (
+        "def get_week_of_month(date):\n    return date.day // 7\n\n\n"
+        "def get_week_of_year(date):\n    return date.timetuple().tm_yday // 7\n"
+    ),
+    "tests/test_dates.py": "".join(
+        f"def test_case_{i}():\n    def week_of_month(d):\n        return d\n\n    return 1\n\n\n"
+        for i in range(4)
+    ),
+}
+
+
+def test_one_word_of_three_is_no_likeness_and_nested_helpers_are_no_answers(
+    tmp_path: Path,
+) -> None:
+    """tornado: seven `close` and `on_close` methods answered `read_until_close` (one word of
+    its three); babel: five copies of a `week_of_month` helper nested in tests answered
+    `get_week_of_month`."""
+    g = open_graph(write_tree(tmp_path / "proj", STREAMS), jobs=1)
+    names = [r.name for r in g.similar("read_until_close")]
+    assert "close" not in names and "on_close" not in names
+    assert {"read_until", "read_until_regex"} <= set(names)
+    weeks = [r.name for r in g.similar("get_week_of_month", include_context=True)]
+    assert "week_of_month" not in weeks and "get_week_of_year" in weeks

@@ -17,6 +17,7 @@ from ..results import SimilarMatch
 from .scope import split_words
 
 if TYPE_CHECKING:
+    from ..index.records import Symbol
     from .view import GraphView
 
 __all__ = ["by_name", "name_words", "text_words", "words_alike"]
@@ -46,6 +47,19 @@ def name_words(name: str, *, fold: bool = True) -> set[str]:
     return {_FAMILY_OF.get(w, w) for w in words} if fold else words
 
 
+def _nested(symbols: Sequence[Symbol]) -> set[int]:
+    """The lines of the definitions inside a function or method (a test's five `week_of_month`
+    helpers, a decorator's `wrapper`): part of what encloses them, never answers."""
+    out: set[int] = set()
+    inside = 0  # the last line of the function that encloses what follows
+    for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
+        if s.line <= inside:
+            out.add(s.line)
+        elif s.kind in ("function", "method"):
+            inside = s.end_line
+    return out
+
+
 def _folds_apart(name: str) -> bool:
     """Whether folding keeps the name's words apart: `can_verify` would fold both its words
     into one family (`is`), and every `check`, `is_x` and `validate` would share it; such a
@@ -61,8 +75,10 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
 
     A name sharing only a verb (`get` for `read_edgelist`) says nothing of the feature and is
     left out, unless the name asked for is verbs alone. A name whose words fold into one
-    family (`can_verify`) is compared word for word, unfolded (`_folds_apart`). When several definitions carry the
-    name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
+    family (`can_verify`) is compared word for word, unfolded (`_folds_apart`). A name of
+    three words or more needs two of them shared (`close` is not `read_until_close`), and a
+    definition nested in a function is no answer, nor an overload after the first. When
+    several definitions carry the name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
     listed first; one alone is the name asked about."""
     fold = _folds_apart(name)
     wanted = name_words(name, fold=fold)
@@ -73,12 +89,17 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     namesakes = []
     df: dict[str, int] = {}
     for path, record in g.index.files.items():
-        for s in record.symbols:
+        nested = _nested(record.symbols)
+        previous = ""
+        for s in sorted(record.symbols, key=lambda s: s.line):
             words = name_words(s.name, fold=fold)
             for w in words:
                 df[w] = df.get(w, 0) + 1
+            again, previous = s.name == previous, s.name
             if s.name == name:
                 namesakes.append((path, s))
+            elif s.line in nested or again:
+                continue  # a helper inside a function; an overload's stubs and implementation
             elif (nouns & words) if nouns else (wanted & words):
                 candidates.append((path, s, words))
     total = sum(len(r.symbols) for r in g.index.files.values()) or 1
@@ -94,6 +115,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
             )
     for path, s, words in candidates:
         shared = wanted & words
+        if len(wanted) >= 3 and len(shared) < 2:
+            continue  # one word of three: `close` is not `read_until_close`
         score = weight(shared) / weight(wanted | words)
         if score >= _MIN_SCORE:
             reason = "shares " + ", ".join(sorted(shared))
