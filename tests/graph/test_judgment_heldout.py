@@ -376,3 +376,29 @@ def test_one_word_of_three_is_no_likeness_and_nested_helpers_are_no_answers(
     assert {"read_until", "read_until_regex"} <= set(names)
     weeks = [r.name for r in g.similar("get_week_of_month", include_context=True)]
     assert "week_of_month" not in weeks and "get_week_of_year" in weeks
+
+
+USED = {
+    "pkg/gen.py": (
+        "class KeyReuseError(Exception):\n    pass\n\n\n"
+        "class UnknownKeyError(Exception):\n    pass\n\n\n"
+        "def coroutine(func):\n    return func\n\n\n"
+        "def sleep(seconds):\n    return seconds\n"
+    ),
+    **{
+        f"pkg/user{i}.py": (
+            "from pkg.gen import coroutine, sleep\n\n\n"
+            f"@coroutine\ndef task{i}():\n    return sleep(1)\n"
+        )
+        for i in range(3)
+    },
+}
+
+
+def test_a_central_file_shows_its_most_used_names_first(tmp_path: Path) -> None:
+    """tornado: `gen.py` (33 dependents) was shown by five internal exception classes, the
+    first it defines, not by `coroutine`, `multi` and `sleep`, which its dependents use."""
+    g = open_graph(write_tree(tmp_path / "proj", USED), jobs=1)
+    lines = g.signature(level="standard").text.splitlines()
+    gen = next(line for line in lines if "pkg/gen.py (" in line)
+    assert gen.endswith(": coroutine, sleep, KeyReuseError, UnknownKeyError")

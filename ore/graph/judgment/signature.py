@@ -120,10 +120,11 @@ def build_signature(
     scores = g.pagerank
     ranked = sorted((p for p in g.files if not is_context(p)), key=lambda p: (-scores[p], p))
     central = []
+    uses = _uses(g) if plan.names or plan.symbols else Counter()
     for path in ranked[: plan.files]:
         line = f"  {path} ({len(g.incoming[path])} dependents)"
         if plan.names:
-            names = _offered(g, path)
+            names = _offered(g, path, uses)
             if names:
                 more = " …" if len(names) > plan.names else ""
                 line += ": " + ", ".join(names[: plan.names]) + more
@@ -137,7 +138,7 @@ def build_signature(
             shown = [" -> ".join(c.cycle) for c in cycles[: 3 if level != "max" else 8]]
             budget.section(f"import cycles ({len(cycles)}):", [f"  {c}" for c in shown])
     if plan.symbols:
-        budget.section("key symbols (most used):", _key_symbols(g, plan.symbols))
+        budget.section("key symbols (most used):", _key_symbols(g, plan.symbols, uses))
     if plan.patterns:
         budget.section("dependencies between folders (imports):", _folders(g, plan.patterns))
     if plan.hits:
@@ -178,12 +179,25 @@ _ENTRY = frozenset({"__init__", "index", "mod"})
 _GROUP = 3
 
 
-def _offered(g: GraphView, path: str) -> list[str]:
+def _uses(g: GraphView) -> Counter[str]:
+    """How often the tree's code uses each name (its references, by last dotted part)."""
+    uses: Counter[str] = Counter()
+    for record in g.index.files.values():
+        for name, count in record.refs:
+            uses[name.rsplit(".", 1)[-1]] += count
+    return uses
+
+
+def _offered(g: GraphView, path: str, uses: Counter[str]) -> list[str]:
     """What a file offers its dependents, as the central files line shows it: its public
-    classes and functions (`_public`), then its public constants, those sharing a first word
-    grouped (`MSG_* (48)`: a module of constants was shown by its three helper functions);
-    an entry file defining neither offers what it re-exports from its package."""
-    names = _public(g, path)
+    classes and functions, the most used by other files first (tornado's `gen.py` showed five internal
+    exception classes, not `coroutine` and `multi`), then its public constants, those
+    sharing a first word grouped (`MSG_* (48)`: a module of constants was shown by its three
+    helper functions); an entry file defining neither offers what it re-exports."""
+    own: Counter[str] = Counter()
+    for name, count in g.index.files[path].refs:  # uses by other files only
+        own[name.rsplit(".", 1)[-1]] += count
+    names = sorted(_public(g, path), key=lambda name: own[name] - uses[name])  # ties in order
     record = g.index.files[path]
     if not names and posixpath.basename(path).split(".", 1)[0] in _ENTRY:
         package = posixpath.dirname(path).replace("/", ".")
@@ -216,11 +230,7 @@ def _community(g: GraphView, files: tuple[str, ...]) -> str:
     return f"  {label} ({len(files)} files): " + ", ".join(best)
 
 
-def _key_symbols(g: Overview, limit: int) -> list[str]:
-    uses: Counter[str] = Counter()
-    for record in g.index.files.values():
-        for name, count in record.refs:
-            uses[name.rsplit(".", 1)[-1]] += count
+def _key_symbols(g: Overview, limit: int, uses: Counter[str]) -> list[str]:
     rows = []
     for f in g.top_files(40):
         names = set(_public(g, f.path))
