@@ -402,3 +402,23 @@ def test_a_central_file_shows_its_most_used_names_first(tmp_path: Path) -> None:
     lines = g.signature(level="standard").text.splitlines()
     gen = next(line for line in lines if "pkg/gen.py (" in line)
     assert gen.endswith(": coroutine, sleep, KeyReuseError, UnknownKeyError")
+
+
+def test_a_test_of_a_sibling_is_no_answer(tmp_path: Path) -> None:
+    """tornado: `similar read_until_regex` listed `test_read_until_close`,
+    `test_read_until_close_with_error` and `test_future_read_until_close`, tests of its sibling
+    `read_until_close`; its own tests stay."""
+    tests = {
+        "tests/test_iostream.py": "".join(
+            f"def {name}():\n    return None\n\n\n"
+            for name in (
+                "test_read_until_close",
+                "test_read_until_close_with_error",
+                "test_read_until_regex_max_bytes",
+            )
+        )
+    }
+    g = open_graph(write_tree(tmp_path / "proj", {**STREAMS, **tests}), jobs=1)
+    names = [r.name for r in g.similar("read_until_regex")]
+    assert "test_read_until_regex_max_bytes" in names
+    assert not {"test_read_until_close", "test_read_until_close_with_error"} & set(names)

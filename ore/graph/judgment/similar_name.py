@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import GraphError
+from ..index.kinds import is_context
 from ..results import SimilarMatch
 from .scope import split_words
 
@@ -47,6 +48,21 @@ def name_words(name: str, *, fold: bool = True) -> set[str]:
     return {_FAMILY_OF.get(w, w) for w in words} if fold else words
 
 
+def _tests_a_sibling(words: list[str], asked: list[str], library: set[tuple[str, ...]]) -> bool:
+    """Whether a test's name (`test_read_until_close_with_error`) holds another library
+    definition's whole name (`read_until_close`) with a word the name asked for lacks, and not
+    all of that name's words: a test of a sibling, not of the name asked for
+    (`read_until_regex`)."""
+    if set(asked) <= set(words):
+        return False
+    for size in range(2, len(words) + 1):
+        for at in range(len(words) - size + 1):
+            piece = tuple(words[at : at + size])
+            if piece in library and not set(piece) <= set(asked):
+                return True
+    return False
+
+
 def _nested(symbols: Sequence[Symbol]) -> set[int]:
     """The lines of the definitions inside a function or method (a test's five `week_of_month`
     helpers, a decorator's `wrapper`): part of what encloses them, never answers."""
@@ -77,7 +93,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     left out, unless the name asked for is verbs alone. A name whose words fold into one
     family (`can_verify`) is compared word for word, unfolded (`_folds_apart`). A name of
     three words or more needs two of them shared (`close` is not `read_until_close`), and a
-    definition nested in a function is no answer, nor an overload after the first. When
+    definition nested in a function is no answer, nor an overload after the first, nor a test of
+    a sibling (`test_read_until_close` for `read_until_regex`: `_tests_a_sibling`). When
     several definitions carry the name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
     listed first; one alone is the name asked about."""
     fold = _folds_apart(name)
@@ -88,10 +105,14 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     candidates = []
     namesakes = []
     df: dict[str, int] = {}
+    library: set[tuple[str, ...]] = set()  # the names library code defines, word by word
     for path, record in g.index.files.items():
         nested = _nested(record.symbols)
         previous = ""
+        in_library = not is_context(path)
         for s in sorted(record.symbols, key=lambda s: s.line):
+            if in_library:
+                library.add(tuple(split_words(s.name)))
             words = name_words(s.name, fold=fold)
             for w in words:
                 df[w] = df.get(w, 0) + 1
@@ -113,10 +134,13 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
             out.append(
                 SimilarMatch(s.name, s.kind, path, s.line, s.signature, 1.0, "the same name")
             )
+    asked = split_words(name)
     for path, s, words in candidates:
         shared = wanted & words
         if len(wanted) >= 3 and len(shared) < 2:
             continue  # one word of three: `close` is not `read_until_close`
+        if is_context(path) and _tests_a_sibling(split_words(s.name), asked, library):
+            continue
         score = weight(shared) / weight(wanted | words)
         if score >= _MIN_SCORE:
             reason = "shares " + ", ".join(sorted(shared))
