@@ -422,3 +422,22 @@ def test_a_test_of_a_sibling_is_no_answer(tmp_path: Path) -> None:
     names = [r.name for r in g.similar("read_until_regex")]
     assert "test_read_until_regex_max_bytes" in names
     assert not {"test_read_until_close", "test_read_until_close_with_error"} & set(names)
+
+
+NAMES = {
+    "dates.py": (
+        "def get_month_names(width='wide', context='format', locale=None):\n"
+        "    return Locale.parse(locale).months[context][width]\n\n\n"
+        "def get_day_names(width='wide', context='format', locale=None):\n"
+        "    return Locale.parse(locale).days[context][width]\n\n\n"
+        "def format_date(date=None, format='medium', locale=None):\n"
+        "    return parse_pattern(format).apply(date, locale)\n"
+    ),
+}
+
+
+def test_one_parameter_of_three_is_no_likeness(tmp_path: Path) -> None:
+    """babel: `get_month_names(width, context, locale)` listed five functions sharing `locale`
+    alone (`format_date`, `parse_time` ...), all returning some call."""
+    g = open_graph(write_tree(tmp_path / "lib", NAMES), jobs=1)
+    assert [r.name for r in g.similar("get_month_names", mode="signature")] == ["get_day_names"]

@@ -123,8 +123,9 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
             if annotated and other:
                 same_return = max(same_return, _returns_alike(annotated, other))
             score += 0.3 * same_return
-            if not pairing and not (shapes.shapes & anchor.returns.shapes) - _WEAK_RETURNS:
-                continue  # only as many parameters (or none), and some call or None returned
+            own_return = bool((shapes.shapes & anchor.returns.shapes) - _WEAK_RETURNS)
+            if not own_return and (not pairing or (len(wanted) >= 3 and len(shared) < 2)):
+                continue  # only as many parameters, or one of three (`locale`), and a call
             if score >= _MIN_SCORE:
                 reason = f"{len(params)} parameters" + (
                     f", shares {', '.join(sorted(shared))}" if shared else ""
