@@ -15,9 +15,10 @@ from ..index.kinds import is_generated, is_test
 from ..index.languages import LANGUAGES
 
 if TYPE_CHECKING:
+    from ..index.records import Symbol
     from .view import GraphView
 
-__all__ = ["dominant_language", "need_files", "select", "split_words"]
+__all__ = ["dominant_language", "need_files", "nested_lines", "select", "split_words"]
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 #: A run of letters in any script, or of digits: what a name's words are cut from.
@@ -113,3 +114,16 @@ def _camel(run: str) -> list[str]:
             start = i
     words.append(run[start:])
     return words
+
+
+def nested_lines(symbols: Sequence[Symbol]) -> set[int]:
+    """The lines of the definitions inside a function or method (a test's five `week_of_month`
+    helpers, a decorator's `wrapper`): part of what encloses them, never answers."""
+    out: set[int] = set()
+    inside = 0  # the last line of the function that encloses what follows
+    for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
+        if s.line <= inside:
+            out.add(s.line)
+        elif s.kind in ("function", "method"):
+            inside = s.end_line
+    return out

@@ -27,6 +27,7 @@ from ...errors import GraphError
 from ..index.kinds import is_context
 from ..results import Cycle, FileScore, GraphStats, Hits, Signature
 from .conventions import find_conventions
+from .scope import nested_lines
 from .view import GraphView
 
 __all__ = ["DEFAULT_TOKENS", "LEVELS", "Overview", "build_signature", "count_tokens"]
@@ -156,17 +157,18 @@ def build_signature(
     return Signature(level, limit, budget.used, text)
 
 
+_API_KINDS = frozenset({"class", "interface", "function", "type", "enum", "namespace"})
+
+
 def _public(g: GraphView, path: str) -> list[str]:
     """Public top-level names of a file, once each (overloads and redefinitions are one name);
     a function nested in another (`wrapper`, `decorator`) is not part of the API. Membership is
     a set's: a list's made a file of 20,000 functions take seconds."""
     out: dict[str, None] = {}  # insertion-ordered, each name once
-    inside = 0  # the last line of the function or method that encloses what follows
-    for s in sorted(g.index.files[path].symbols, key=lambda s: (s.line, -s.end_line)):
-        nested = s.line <= inside
-        if s.kind in ("function", "method") and not nested:
-            inside = s.end_line
-        if nested or s.kind not in ("class", "interface", "function", "type", "enum", "namespace"):
+    symbols = g.index.files[path].symbols
+    nested = nested_lines(symbols)
+    for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
+        if s.line in nested or s.kind not in _API_KINDS:
             continue
         if not s.name.startswith("_"):
             out.setdefault(s.name)

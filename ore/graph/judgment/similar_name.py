@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING
 from ...errors import GraphError
 from ..index.kinds import is_context
 from ..results import SimilarMatch
-from .scope import split_words
+from .scope import nested_lines, split_words
 
 if TYPE_CHECKING:
-    from ..index.records import Symbol
     from .view import GraphView
 
 __all__ = ["by_name", "name_words", "text_words", "words_alike"]
@@ -63,19 +62,6 @@ def _tests_a_sibling(words: list[str], asked: list[str], library: set[tuple[str,
     return False
 
 
-def _nested(symbols: Sequence[Symbol]) -> set[int]:
-    """The lines of the definitions inside a function or method (a test's five `week_of_month`
-    helpers, a decorator's `wrapper`): part of what encloses them, never answers."""
-    out: set[int] = set()
-    inside = 0  # the last line of the function that encloses what follows
-    for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
-        if s.line <= inside:
-            out.add(s.line)
-        elif s.kind in ("function", "method"):
-            inside = s.end_line
-    return out
-
-
 def _folds_apart(name: str) -> bool:
     """Whether folding keeps the name's words apart: `can_verify` would fold both its words
     into one family (`is`), and every `check`, `is_x` and `validate` would share it; such a
@@ -107,7 +93,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     df: dict[str, int] = {}
     library: set[tuple[str, ...]] = set()  # the names library code defines, word by word
     for path, record in g.index.files.items():
-        nested = _nested(record.symbols)
+        nested = nested_lines(record.symbols)
         previous = ""
         in_library = not is_context(path)
         for s in sorted(record.symbols, key=lambda s: s.line):
