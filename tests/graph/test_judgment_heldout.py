@@ -441,3 +441,25 @@ def test_one_parameter_of_three_is_no_likeness(tmp_path: Path) -> None:
     alone (`format_date`, `parse_time` ...), all returning some call."""
     g = open_graph(write_tree(tmp_path / "lib", NAMES), jobs=1)
     assert [r.name for r in g.similar("get_month_names", mode="signature")] == ["get_day_names"]
+
+
+def test_a_test_copied_into_each_test_class_is_one_answer(tmp_path: Path) -> None:
+    """arrow (seed 5023): `similar next_weekday` spent seven of ten places on the same
+    `test_weekday` of seven locale test classes in one file."""
+    locales = "".join(
+        f"class Test{lang}Locale:\n    def test_weekday(self):\n        return 1\n\n\n"
+        for lang in ("English", "German", "French", "Czech")
+    )
+    files = {
+        "arrow/util.py": "def next_weekday(start, weekday):\n    return start + weekday\n",
+        "arrow/parser.py": "def parse_weekday(text):\n    return text\n",
+        "tests/test_locales.py": locales,
+        "arrow/other.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(30)),
+        "arrow/shift.py": "def next_day(d):\n    return d\n\n\ndef next_month(d):\n    return d\n",
+        "tests/test_other.py": "".join(
+            f"def test_case_{i}():\n    return 1\n\n\n" for i in range(20)
+        ),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    names = [r.name for r in g.similar("next_weekday")]
+    assert names.count("test_weekday") == 1

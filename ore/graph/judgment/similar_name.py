@@ -80,7 +80,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     family (`can_verify`) is compared word for word, unfolded (`_folds_apart`). A name of
     three words or more needs two of them shared (`close` is not `read_until_close`), and a
     definition nested in a function is no answer, nor an overload after the first, nor a test of
-    a sibling (`test_read_until_close` for `read_until_regex`: `_tests_a_sibling`). When
+    a sibling (`test_read_until_close` for `read_until_regex`: `_tests_a_sibling`), nor a test
+    file's name a second time (arrow's `test_weekday` in each locale's test class). When
     several definitions carry the name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
     listed first; one alone is the name asked about."""
     fold = _folds_apart(name)
@@ -96,6 +97,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         nested = nested_lines(record.symbols)
         previous = ""
         in_library = not is_context(path)
+        listed: set[str] = set()  # a test file's names already candidates
         for s in sorted(record.symbols, key=lambda s: s.line):
             if in_library:
                 library.add(tuple(split_words(s.name)))
@@ -105,10 +107,12 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
             again, previous = s.name == previous, s.name
             if s.name == name:
                 namesakes.append((path, s))
-            elif s.line in nested or again:
-                continue  # a helper inside a function; an overload's stubs and implementation
+            elif s.line in nested or again or s.name in listed:
+                continue  # a nested helper; an overload; one test copied into each test class
             elif (nouns & words) if nouns else (wanted & words):
                 candidates.append((path, s, words))
+                if not in_library:
+                    listed.add(s.name)
     total = sum(len(r.symbols) for r in g.index.files.values()) or 1
 
     def weight(words: set[str]) -> float:
