@@ -463,3 +463,25 @@ def test_a_test_copied_into_each_test_class_is_one_answer(tmp_path: Path) -> Non
     g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
     names = [r.name for r in g.similar("next_weekday")]
     assert names.count("test_weekday") == 1
+
+
+def test_a_word_written_as_two_of_the_trees_words_is_those_two(tmp_path: Path) -> None:
+    """arrow (seed 5023): `utctimetuple` beside `timetuple`, and the three `utcnow` beside
+    `now`, were missed: `utcnow` is one word to split on case and underscores."""
+    files = {
+        "arrow/arrow.py": (
+            "class Arrow:\n"
+            "    def timetuple(self):\n        return self._dt.timetuple()\n\n"
+            "    def utctimetuple(self):\n        return self._dt.utctimetuple()\n\n"
+            "    def to_utc(self):\n        return self\n"
+        ),
+        "arrow/factory.py": (
+            "class Factory:\n"
+            "    def now(self, tz=None):\n        return tz\n\n"
+            "    def utcnow(self):\n        return self.now('utc')\n"
+        ),
+        "arrow/other.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(30)),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    assert "utctimetuple" in [r.name for r in g.similar("timetuple")]
+    assert "utcnow" in [r.name for r in g.similar("now")]

@@ -47,6 +47,42 @@ def name_words(name: str, *, fold: bool = True) -> set[str]:
     return {_FAMILY_OF.get(w, w) for w in words} if fold else words
 
 
+class _Pieces:
+    """A word written as two of the tree's own words is compared as those two (`utcnow`: utc,
+    now, as `now` and `to_utc` write them; `utctimetuple` beside `timetuple`). The vocabulary
+    is every word of three letters or more of the tree's names; a word of six letters or more
+    is cut where both pieces are in it, the longer shorter piece first. Each distinct word is
+    looked at once."""
+
+    def __init__(self, vocabulary: set[str]) -> None:
+        self._vocabulary = vocabulary
+        self._cut: dict[str, tuple[str, ...]] = {}
+
+    def of(self, word: str) -> tuple[str, ...]:
+        found = self._cut.get(word)
+        if found is None:
+            found = (word,)
+            if len(word) >= 6 and word.isalpha():
+                cuts = [
+                    (min(i, len(word) - i), word[:i], word[i:])
+                    for i in range(3, len(word) - 2)
+                    if word[:i] in self._vocabulary and word[i:] in self._vocabulary
+                ]
+                if cuts:
+                    found = max(cuts)[1:]
+            self._cut[word] = found
+        return found
+
+    def words(self, name: str, fold: bool) -> set[str]:
+        """`name_words`, each word cut in its pieces first."""
+        out: set[str] = set()
+        for word in split_words(name):
+            for piece in self.of(word):
+                if piece not in _FILLER:
+                    out.add(_FAMILY_OF.get(piece, piece) if fold else piece)
+        return out
+
+
 def _tests_a_sibling(words: list[str], asked: list[str], library: set[tuple[str, ...]]) -> bool:
     """Whether a test's name (`test_read_until_close_with_error`) holds another library
     definition's whole name (`read_until_close`) with a word the name asked for lacks, and not
@@ -85,7 +121,9 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     several definitions carry the name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
     listed first; one alone is the name asked about."""
     fold = _folds_apart(name)
-    wanted = name_words(name, fold=fold)
+    vocabulary = {w for r in g.index.files.values() for s in r.symbols for w in split_words(s.name)}
+    pieces = _Pieces({w for w in vocabulary if len(w) >= 3})
+    wanted = pieces.words(name, fold)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
     nouns = wanted - _VERB_ROOTS
@@ -101,7 +139,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         for s in sorted(record.symbols, key=lambda s: s.line):
             if in_library:
                 library.add(tuple(split_words(s.name)))
-            words = name_words(s.name, fold=fold)
+            words = pieces.words(s.name, fold)
             for w in words:
                 df[w] = df.get(w, 0) + 1
             again, previous = s.name == previous, s.name
