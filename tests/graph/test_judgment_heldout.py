@@ -485,3 +485,66 @@ def test_a_word_written_as_two_of_the_trees_words_is_those_two(tmp_path: Path) -
     g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
     assert "utctimetuple" in [r.name for r in g.similar("timetuple")]
     assert "utcnow" in [r.name for r in g.similar("now")]
+
+
+def _locale(name: str, w: str, method: bool) -> str:
+    """A locale class in arrow's style: tables of literals, and a method if asked."""
+    body = (
+        "    def _format_timeframe(self, timeframe, delta):\n"
+        "        form = self.timeframes[timeframe]\n"
+        "        if isinstance(form, dict):\n"
+        "            form = form['plural'] if delta > 4 else form['singular']\n"
+        "        delta = abs(delta)\n"
+        "        return form.format(delta)\n"
+        if method
+        else ""
+    )
+    return (
+        f"class {name}Locale:\n"
+        f"    names = ['{name.lower()}', '{name.lower()}-x']\n"
+        f"    past = '{w} ago {{0}}'\n"
+        f"    future = 'in {w} {{0}}'\n"
+        "    timeframes = {\n"
+        f"        'now': '{w}now',\n"
+        f"        'seconds': {{'singular': '{w}s', 'plural': '{w}ss'}},\n"
+        f"        'minute': '{w}min',\n"
+        f"        'hours': {{'singular': '{w}h', 'dual': '{w}hh', 'plural': '{w}hhh'}},\n"
+        f"        'day': '{w}d',\n"
+        "    }\n"
+        f"    month_names = ['', '{w}jan', '{w}feb', '{w}mar']\n"
+        f"    day_abbreviations = ['', '{w}mo', '{w}tu']\n"
+        f"    ordinal_day_re = r'((?P<value>[1-3]?[0-9](?={w})){w})'\n\n"
+        f"{body}\n\n"
+    )
+
+
+def test_a_table_written_again_with_other_data_comes_after_copied_code(tmp_path: Path) -> None:
+    """arrow (seed 5023): five of the first ten duplicates were locale tables whose every
+    string differs (Macedonian against MacedonianLatin): such a renamed group follows copied
+    code. A group holding a method copied between two locales (Czech's and Slovak's
+    `_format_timeframe`) is copied code, however much table is around it."""
+    from ore.graph.index.extract import MAX_BYTES
+    from ore.graph.index.source import SourceLines
+    from ore.graph.judgment.clones import _tables_only
+    from ore.graph.judgment.shapecache import load_shapes
+    from ore.graph.results import CloneGroup, Occurrence
+
+    text = (
+        _locale("Macedonian", "mk", False)
+        + _locale("Latin", "la", False)
+        + _locale("Czech", "cs", True)
+        + _locale("Slovak", "sk", True)
+    )
+    g = open_graph(write_tree(tmp_path / "proj", {"arrow/locales.py": text}), jobs=1)
+    path = "arrow/locales.py"
+    shapes = load_shapes(g, [path], lean=True)
+    lines = SourceLines(g.root, limit=MAX_BYTES)
+    heads = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("class ")]
+    ends = [*(h - 1 for h in heads[1:]), len(text.splitlines())]
+
+    def group(*which: int) -> CloneGroup:
+        places = tuple(Occurrence(path, heads[i], ends[i]) for i in which)
+        return CloneGroup("renamed", 20, 100, places)
+
+    assert _tables_only(shapes, lines, group(0, 1))  # two tables, every string other
+    assert not _tables_only(shapes, lines, group(2, 3))  # the same method in both

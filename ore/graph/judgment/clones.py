@@ -13,14 +13,16 @@ spans, and a group whose every place lies inside a distinct place of a larger gr
 so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design; at each level, groups of code
-before groups of prose only (a paragraph repeated in two docstrings: `_prose_only`) or of
-signatures only (parameter lists, docstrings, `@overload` stubs: `_headers_only`).
+before groups of prose only (a paragraph repeated in two docstrings: `_prose_only`), of
+signatures only (parameter lists, docstrings, `@overload` stubs: `_headers_only`) or of data
+tables written again with other data (`_tables_only`).
 
 Where a given snippet already is: `snippet_match`, which needs none of this.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -58,7 +60,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 13  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 16  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
@@ -125,7 +127,9 @@ def find_clones(
         kept.sort(
             key=lambda c: (
                 all(context(o.path) for o in c.occurrences),
-                _prose_only(shapes, c) or _headers_only(shapes, lines, declared, c),
+                _prose_only(shapes, c)
+                or _headers_only(shapes, lines, declared, c)
+                or _tables_only(shapes, lines, c),
                 *_heaviest(c),
             )
         )
@@ -211,6 +215,46 @@ def _headers_only(
         # still the signature's; a function copied whole, however short, is a copy
         cut_short = any(fn.start <= o.end < fn.end for fn in shape.functions)
         if len(body) > (1 if cut_short else 0):
+            return False
+    return True
+
+
+#: String literals, in the simple one-line forms data tables are written in.
+_STRINGS = re.compile(r"""[rbuf]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""", re.I)
+#: What is left of a data line once its strings are gone: no name, no call.
+_NAMELESS = re.compile(r"[^\W\d]")
+#: A data line may bind its literal to a name (`past = "пред {0}"`, `names: list[str] = [`).
+_BOUND = re.compile(r"^\s*\w+\s*(?::[^=]*)?=(?!=)")
+
+
+#: Code lines in a row that make a table's group copied code (a method between two tables).
+_CODE_RUN = 5
+
+
+def _tables_only(shapes: dict[str, FileShape], lines: SourceLines, c: CloneGroup) -> bool:
+    """Whether a renamed group is a data table written twice with other data: in every place,
+    two code lines in three or more hold only literals (`"now": "сега",`, `"second": "една
+    секунда",`: arrow's locale classes, five of its first ten groups, where every string
+    differs), and no five other code lines in a row (a method copied between two tables,
+    Czech's and Slovak's `_format_timeframe`, is copied code). The shape of a table is no
+    copied code; an exact copy of a table is, and stays where it is."""
+    if c.kind != "renamed":
+        return False
+    for o in c.occurrences:
+        shape, text = shapes[o.path], lines(o.path)
+        lo, hi = bisect_left(shape.numbers, o.start), bisect_right(shape.numbers, o.end)
+        numbers = [n for n in shape.numbers[lo:hi] if n <= len(text)]
+        is_data = [
+            not _NAMELESS.search(_BOUND.sub("", _STRINGS.sub("", text[n - 1]), count=1))
+            for n in numbers
+        ]
+        if 3 * sum(is_data) < 2 * max(1, len(numbers)):
+            return False
+        run = longest = 0
+        for data in is_data:  # a method copied between the tables is copied code
+            run = 0 if data else run + 1
+            longest = max(longest, run)
+        if longest >= _CODE_RUN:
             return False
     return True
 
