@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from _trees import write_tree
 
 from ore.graph import open_graph
@@ -548,3 +549,24 @@ def test_a_table_written_again_with_other_data_comes_after_copied_code(tmp_path:
 
     assert _tables_only(shapes, lines, group(0, 1))  # two tables, every string other
     assert not _tables_only(shapes, lines, group(2, 3))  # the same method in both
+
+
+def test_a_method_is_named_by_its_class(tmp_path: Path) -> None:
+    """marshmallow (seed 5023): `similar Nested.schema` was "no function or method named
+    'Nested.schema'"; an agent names a method by its class."""
+    from ore.errors import GraphError
+
+    files = {
+        "lib/fields.py": (
+            "class Field:\n    def serialize(self, value, attr, obj):\n        return value\n\n\n"
+            "class Nested(Field):\n    def serialize(self, nested, attr, obj):\n"
+            "        return nested\n\n    def schema(self):\n        return self._schema\n"
+        ),
+        "lib/other.py": "def serialize(value, attr, obj):\n    return value\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    rows = g.similar("Nested.serialize", mode="signature")
+    assert ("lib/fields.py", 2) in [(r.path, r.line) for r in rows]  # Field's, not itself
+    assert ("lib/fields.py", 7) not in [(r.path, r.line) for r in rows]
+    with pytest.raises(GraphError, match="in a class 'Nope'"):
+        g.similar("Nope.serialize", mode="signature")

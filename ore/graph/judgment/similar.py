@@ -55,7 +55,9 @@ def find_similar(
         raise GraphError("similar needs a name or a snippet (one of them)")
     need_files(g, g.files, "similar")
     if mode == "name":
-        found = by_name(g, name if name is not None else _snippet_name(g, snippet, language))
+        # `Nested.schema`: a method by its class; by name, the method's own name is compared
+        asked = name.rpartition(".")[2] if name is not None else None
+        found = by_name(g, asked if asked else _snippet_name(g, snippet, language))
     elif mode == "signature":
         found = by_signature(g, _anchor_signature(g, name, snippet, language))
     else:
@@ -106,22 +108,27 @@ def _anchor_signature(
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
-    """The definition a NAME stands for: in library code before tests, examples and docs
-    (tornado's `get_app` was its test module's), and of a file's overloads the last, the
-    implementation (the `@overload` stubs come first)."""
+    """The definition a NAME stands for (`Class.method` names a class's method): in library
+    code before tests, examples and docs (tornado's `get_app` was its test module's), and of a
+    file's overloads the last, the implementation (the `@overload` stubs come first)."""
+    owner, _dot, name = name.rpartition(".")  # `Nested.schema`: the method of that class
     found: tuple[Symbol, str] | None = None
     for path, record in g.index.files.items():
-        callables = sorted((s for s in record.symbols if s.kind in CALLABLE), key=lambda s: s.line)
-        at = next((i for i, s in enumerate(callables) if s.name == name), None)
+        symbols = sorted(record.symbols, key=lambda s: s.line)
+        if owner:
+            classes = [s for s in symbols if s.kind == "class" and s.name == owner]
+            symbols = [s for s in symbols if any(c.line < s.line <= c.end_line for c in classes)]
+        at = next((i for i, s in enumerate(symbols) if s.name == name and s.kind in CALLABLE), None)
         if at is not None:
-            while at + 1 < len(callables) and callables[at + 1].name == name:
-                at += 1  # an overload's stub: the implementation follows
-            chosen = (callables[at], path)
+            while at + 1 < len(symbols) and symbols[at + 1].name == name:
+                at += 1  # an overload's stub: the implementation follows, nothing between
+            chosen = (symbols[at], path)
             if not is_context(path):
                 return chosen
             found = found or chosen
     if found is None:
-        raise GraphError(f"no function or method named '{name}' is defined in the tree")
+        what = f"'{name}' in a class '{owner}'" if owner else f"'{name}'"
+        raise GraphError(f"no function or method named {what} is defined in the tree")
     return found
 
 
@@ -129,7 +136,7 @@ def _overloads(g: GraphView, path: str, chosen: Symbol) -> frozenset[int]:
     """The lines of the definitions of `chosen`'s name just above it in its file, with no
     other definition between: its `@overload` stubs."""
     before = sorted(
-        (s for s in g.index.files[path].symbols if s.kind in CALLABLE and s.line < chosen.line),
+        (s for s in g.index.files[path].symbols if s.line < chosen.line),
         key=lambda s: s.line,
         reverse=True,
     )
