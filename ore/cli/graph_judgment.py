@@ -146,7 +146,7 @@ def similar(
     as_json: bool,
     limit: int,
 ) -> None:
-    """Find definitions like NAME (any identifier) or like the --snippet code.
+    """Find definitions like NAME (any identifier, or Class.method) or like the --snippet code.
 
     By name: shared identifier words, verbs folded (get ~ fetch ~ load). By signature: the same
     kind and parameters. By shape: the same syntax tree.
