@@ -81,6 +81,24 @@ class Settings(NamedTuple):
 _BUILT_IN = Setting(None, "default", "built-in")
 
 
+def _carried(
+    backend: str | None, base_url: str | None, config: Config, environ: Mapping[str, str]
+) -> bool:
+    """Whether `--continue` goes on on the logged turn's backend. Only its name is in the log,
+    never an address: an `openai` turn may have gone to an address an artifact recorded, and
+    going on there by name would send the user's key to the built-in address only because an
+    artifact once chose it. So `openai` is carried only while the user configures an address
+    for it (a flag, `ORE_BASE_URL`, the file's); the hosted services are never an artifact's
+    choice (`ore.backends.select.route` refuses them unconfirmed), and Ollama takes no key."""
+    name = (backend or "").strip().lower()
+    if not name:
+        return False
+    if name != "openai":
+        return True
+    from_file = config.base_url if (config.backend or "ollama").lower() == "openai" else None
+    return bool(base_url or from_environment("base_url.openai", environ) or from_file)
+
+
 def settle(
     config: Config,
     *,
@@ -133,8 +151,8 @@ def settle(
     chosen_backend = pick(backend and backend.lower(), "--backend", "backend", config.backend)
     if chosen_backend.value is not None:
         chosen_backend = chosen_backend._replace(value=str(chosen_backend.value).lower())
-    elif continued is not None and continued[1]:
-        chosen_backend = Setting(continued[1].strip().lower(), "log", "--continue")
+    elif continued is not None and _carried(continued[1], base_url, config, environ):
+        chosen_backend = Setting(str(continued[1]).strip().lower(), "log", "--continue")
     elif recorded:
         chosen_backend = Setting(recorded.strip().lower(), "artifact", "--artifact-in")
     kind = chosen_backend.value or "ollama"

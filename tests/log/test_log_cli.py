@@ -608,3 +608,23 @@ def test_a_full_disk_is_one_line_the_answer_printed_and_the_log_intact(
     assert prompts(ore_env) == ["before"]
     ok(ore("after", env=ore_env))
     assert prompts(ore_env) == ["before", "after"]
+
+
+def test_continue_carries_openai_only_while_an_address_is_configured(fake_ollama, ore_env) -> None:
+    """Only the backend's name is logged, never the address a turn went to: a turn that went
+    to an OpenAI-compatible server by an address given once (or recorded in an artifact) must
+    not send the key to the built-in OpenAI address when `--continue` goes on by name. With
+    no OpenAI address configured the turn goes on the user's default backend."""
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI(models=["llama3.2:latest"]) as srv:
+        first = ("--backend", "openai", "--base-url", srv.url, "-m", "llama3.2:latest", "q")
+        ok(ore(*first, env=ore_env))
+        configured = {**ore_env, "ORE_BASE_URL": srv.url}
+        dry = json.loads(ok(ore("--continue", "--dry-run", "x", env=configured)).stdout)
+        assert dry["settings"]["backend"]["origin"] == "log"
+        assert dry["destination"]["backend"] == "openai"
+        fake_ollama.clear_requests()
+        ok(ore("--continue", "and then?", env=ore_env))  # no OpenAI address now: Ollama
+        (sent,) = fake_ollama.chat_requests()
+        assert sent["messages"][-1]["content"] == "and then?"
