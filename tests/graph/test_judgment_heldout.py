@@ -570,3 +570,22 @@ def test_a_method_is_named_by_its_class(tmp_path: Path) -> None:
     assert ("lib/fields.py", 7) not in [(r.path, r.line) for r in rows]
     with pytest.raises(GraphError, match="in a class 'Nope'"):
         g.similar("Nope.serialize", mode="signature")
+
+
+def test_a_stub_beside_its_module_is_no_answer(tmp_path: Path) -> None:
+    """more-itertools (seed 6131): `similar consume` answered the name asked about, through
+    `recipes.pyi` ("the same name"); `place` ranked the stub above `recipes.py`, and
+    `signature` listed three stubs as central files of 0 dependents."""
+    body = "def consume(iterator, n=None):\n    return iterator\n\n\n"
+    body += "def factor(n):\n    return [n]\n\n\ndef prime_factors(n):\n    return factor(n)\n"
+    stub = "def consume(iterator, n=...): ...\ndef factor(n): ...\ndef prime_factors(n): ...\n"
+    files = {
+        "mi/recipes.py": body,
+        "mi/recipes.pyi": stub,
+        "mi/more.py": "from mi.recipes import consume\n\n\ndef consume_all(it):\n    return consume(it)\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    assert all(r.path != "mi/recipes.pyi" for r in g.similar("consume"))
+    assert all(r.reason != "the same name" for r in g.similar("consume"))
+    assert g.place("prime factors of a number").files[0].path == "mi/recipes.py"
+    assert "mi/recipes.pyi (" not in g.signature(level="standard").text

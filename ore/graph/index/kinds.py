@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Container
 
 from .source import read_source
 
-__all__ = ["is_context", "is_generated", "is_test"]
+__all__ = ["is_context", "is_generated", "is_test", "stub_beside_module"]
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
 _TEST_FILE = re.compile(
@@ -41,3 +42,11 @@ def is_generated(root: str | os.PathLike[str], path: str) -> bool:
     """A file that says in its first 1 KB that a tool generated it."""
     head = read_source(root, path, limit=1023)
     return head is not None and bool(_GENERATED.search(head))
+
+
+def stub_beside_module(path: str, files: Container[str]) -> bool:
+    """Whether `path` is a Python stub whose module is in the tree too (`recipes.pyi` beside
+    `recipes.py`): a second copy of the module's names, no answer of its own (it came back as
+    the name asked about in `similar`, ranked above the module in `place`, and was a central
+    file of 0 dependents in `signature`)."""
+    return path.endswith(".pyi") and path[:-1] in files

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import GraphError
 from ..index.extract import extract
-from ..index.kinds import is_context
+from ..index.kinds import is_context, stub_beside_module
 from ..results import PlaceCommunity, PlaceFile, Placement
 from .scope import dominant_language, need_files
 from .shapes import snippet_shape, snippet_text
@@ -98,7 +98,9 @@ def suggest_place(
         modules = {imp.module for imp in record.imports if imp.module}
     if not terms and not modules:
         raise GraphError("the description has no words to place by; say what the code does")
-    candidates = [p for p in g.files if not _gathers_only(g, p)] or list(g.files)
+    candidates = [
+        p for p in g.files if not _gathers_only(g, p) and not stub_beside_module(p, g.index.files)
+    ] or list(g.files)
     if not include_context:
         candidates = [p for p in candidates if not is_context(p)] or candidates
     per_file = {p: _file_terms(g, p) for p in candidates}

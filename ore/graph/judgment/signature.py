@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ...errors import GraphError
-from ..index.kinds import is_context
+from ..index.kinds import is_context, stub_beside_module
 from ..results import Cycle, FileScore, GraphStats, Hits, Signature
 from .conventions import find_conventions
 from .scope import nested_lines
@@ -119,7 +119,10 @@ def build_signature(
     languages = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "no source files"
     budget.add(f"{s.files} files ({languages}); {s.import_edges} import edges; {s.symbols} symbols")
     scores = g.pagerank
-    ranked = sorted((p for p in g.files if not is_context(p)), key=lambda p: (-scores[p], p))
+    ranked = sorted(
+        (p for p in g.files if not is_context(p) and not stub_beside_module(p, g.index.files)),
+        key=lambda p: (-scores[p], p),
+    )
     central = []
     uses = _uses(g) if plan.names or plan.symbols else Counter()
     for path in ranked[: plan.files]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import GraphError
-from ..index.kinds import is_context
+from ..index.kinds import is_context, stub_beside_module
 from ..results import SimilarMatch
 from .scope import nested_lines, split_words
 
@@ -132,6 +132,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     df: dict[str, int] = {}
     library: set[tuple[str, ...]] = set()  # the names library code defines, word by word
     for path, record in g.index.files.items():
+        if stub_beside_module(path, g.index.files):
+            continue  # a stub beside its module: the module's names again
         nested = nested_lines(record.symbols)
         previous = ""
         in_library = not is_context(path)
