@@ -66,8 +66,13 @@ _EMPTY = "the turn log is empty; every completed turn is kept there ('ore log st
 
 
 #: A listing's parameters as the user typed them.
-_FLAGS = {"count": "-n", "model": "--model", "since": "--since", "session": "--session"}
-_FLAGS["as_json"] = "--json"
+_FLAGS = {
+    "count": "-n",
+    "model": "--model",
+    "since": "--since",
+    "session": "--session",
+    "as_json": "--json",
+}
 
 
 def _list_options(command: Callable[..., None]) -> Callable[..., None]:

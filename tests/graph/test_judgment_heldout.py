@@ -526,7 +526,7 @@ def test_a_table_written_again_with_other_data_comes_after_copied_code(tmp_path:
     `_format_timeframe`) is copied code, however much table is around it."""
     from ore.graph.index.extract import MAX_BYTES
     from ore.graph.index.source import SourceLines
-    from ore.graph.judgment.clones import _tables_only
+    from ore.graph.judgment.non_code import _tables_only
     from ore.graph.judgment.shapecache import load_shapes
     from ore.graph.results import CloneGroup, Occurrence
 

@@ -195,15 +195,15 @@ def _uses(g: GraphView) -> Counter[str]:
 
 def _offered(g: GraphView, path: str, uses: Counter[str]) -> list[str]:
     """What a file offers its dependents, as the central files line shows it: its public
-    classes and functions, the most used by other files first (tornado's `gen.py` showed five internal
-    exception classes, not `coroutine` and `multi`), then its public constants, those
+    classes and functions, the most used by other files first (tornado's `gen.py` showed five
+    internal exception classes, not `coroutine` and `multi`), then its public constants, those
     sharing a first word grouped (`MSG_* (48)`: a module of constants was shown by its three
     helper functions); an entry file defining neither offers what it re-exports."""
+    record = g.index.files[path]
     own: Counter[str] = Counter()
-    for name, count in g.index.files[path].refs:  # uses by other files only
+    for name, count in record.refs:  # uses by other files only
         own[name.rsplit(".", 1)[-1]] += count
     names = sorted(_public(g, path), key=lambda name: own[name] - uses[name])  # ties in order
-    record = g.index.files[path]
     if not names and posixpath.basename(path).split(".", 1)[0] in _ENTRY:
         package = posixpath.dirname(path).replace("/", ".")
         for imp in record.imports:

@@ -16,11 +16,12 @@ from ...errors import GraphError
 from ..index.kinds import is_context, stub_beside_module
 from ..results import SimilarMatch
 from .scope import nested_lines, split_words
+from .similar_signature import source_lines
 
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["by_name", "name_words", "text_words", "words_alike"]
+__all__ = ["SharedWords", "by_name", "name_words", "text_words"]
 
 _FILLER = frozenset(
     {"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
@@ -73,10 +74,11 @@ class _Pieces:
             self._cut[word] = found
         return found
 
-    def words(self, name: str, fold: bool) -> set[str]:
-        """`name_words`, each word cut in its pieces first."""
+    def words(self, written: list[str], fold: bool) -> set[str]:
+        """`name_words` of a name's words as written (`split_words`), each cut in its pieces
+        first."""
         out: set[str] = set()
-        for word in split_words(name):
+        for word in written:
             for piece in self.of(word):
                 if piece not in _FILLER:
                     out.add(_FAMILY_OF.get(piece, piece) if fold else piece)
@@ -118,12 +120,14 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     definition nested in a function is no answer, nor an overload after the first, nor a test of
     a sibling (`test_read_until_close` for `read_until_regex`: `_tests_a_sibling`), nor a test
     file's name a second time (arrow's `test_weekday` in each locale's test class). When
-    several definitions carry the name itself (`read_edgelist` in two modules), each is the closest sibling there is and is
-    listed first; one alone is the name asked about."""
+    several definitions carry the name itself (`read_edgelist` in two modules), each is the
+    closest sibling there is and is listed first; one alone is the name asked about. Each
+    name of the tree is cut into words once."""
     fold = _folds_apart(name)
-    vocabulary = {w for r in g.index.files.values() for s in r.symbols for w in split_words(s.name)}
-    pieces = _Pieces({w for w in vocabulary if len(w) >= 3})
-    wanted = pieces.words(name, fold)
+    written = {s.name: split_words(s.name) for r in g.index.files.values() for s in r.symbols}
+    pieces = _Pieces({w for words in written.values() for w in words if len(w) >= 3})
+    asked = split_words(name)
+    wanted = pieces.words(asked, fold)
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
     nouns = wanted - _VERB_ROOTS
@@ -140,8 +144,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         listed: set[str] = set()  # a test file's names already candidates
         for s in sorted(record.symbols, key=lambda s: s.line):
             if in_library:
-                library.add(tuple(split_words(s.name)))
-            words = pieces.words(s.name, fold)
+                library.add(tuple(written[s.name]))
+            words = pieces.words(written[s.name], fold)
             for w in words:
                 df[w] = df.get(w, 0) + 1
             again, previous = s.name == previous, s.name
@@ -164,12 +168,11 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
             out.append(
                 SimilarMatch(s.name, s.kind, path, s.line, s.signature, 1.0, "the same name")
             )
-    asked = split_words(name)
     for path, s, words in candidates:
         shared = wanted & words
         if len(wanted) >= 3 and len(shared) < 2:
             continue  # one word of three: `close` is not `read_until_close`
-        if is_context(path) and _tests_a_sibling(split_words(s.name), asked, library):
+        if is_context(path) and _tests_a_sibling(written[s.name], asked, library):
             continue
         score = weight(shared) / weight(wanted | words)
         if score >= _MIN_SCORE:
@@ -200,3 +203,22 @@ def text_words(lines: Sequence[str]) -> frozenset[str]:
 def words_alike(a: frozenset[str], b: frozenset[str]) -> float:
     """The Jaccard index of two functions' words (0 when either has none)."""
     return len(a & b) / len(a | b) if a and b else 0.0
+
+
+class SharedWords:
+    """`SharedWords(g, words)(path, start, end)`: how alike the words of lines `start`..`end`
+    of a file are to `words` (`words_alike` of their `text_words`), each file read once. What
+    breaks a tie of equal shapes (`similar --mode shape`, `duplicates --snippet`): a renamed
+    copy of a one-line getter has the shape of every getter, and its original is the one
+    whose names and docstring still say what the copy says."""
+
+    def __init__(self, g: GraphView, words: frozenset[str]) -> None:
+        self._g, self._words = g, words
+        self._texts: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, start: int, end: int) -> float:
+        if not self._words:
+            return 0.0
+        if path not in self._texts:
+            self._texts[path] = source_lines(self._g, path)
+        return words_alike(self._words, text_words(self._texts[path][start - 1 : end]))

@@ -3,10 +3,10 @@ annotations are set aside (1.0: a renamed copy), else the geometric mean of the 
 node kind counts (times the ratio of their sizes) and how alike their code lines are in order
 once names are normalised.
 
-Equal scores are ordered by the words the two functions' text shares (`words_alike`): a
-one-line getter has the shape of every getter of the tree, and of them the original of a
-renamed copy is the one whose names and docstring still say what the copy says (`self._keys`,
-"keys").
+Equal scores are ordered by the words the two functions' text shares
+(`similar_name.SharedWords`): a one-line getter has the shape of every getter of the tree, and
+of them the original of a renamed copy is the one whose names and docstring still say what the
+copy says (`self._keys`, "keys").
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from .lexer import family
 from .scope import select
 from .shapecache import load_shapes
 from .shapes import FileShape
-from .similar_name import text_words, words_alike
-from .similar_signature import source_lines
+from .similar_name import SharedWords
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -59,6 +58,7 @@ def by_shape(
     matcher = SequenceMatcher[int](None, (), (), autojunk=False)
     matcher.set_seq2(lines)
     out = []
+    ends: dict[tuple[str, int], int] = {}  # each answer's last line, for its words
     for path, shape in load_shapes(g, paths).items():
         symbols = {s.line: s for s in g.index.files[path].symbols}
         for fn in shape.functions:
@@ -89,31 +89,19 @@ def by_shape(
                         fn.name or "<anonymous>", kind, path, fn.start, sig, round(score, 4), reason
                     )
                 )
-    return _ordered(g, out, words)
+                ends[path, fn.start] = fn.end
+    return _ordered(out, ends, SharedWords(g, words))
 
 
-def _ordered(g: GraphView, found: list[SimilarMatch], words: frozenset[str]) -> list[SimilarMatch]:
-    """`found` by score, equal scores by the words they share with the anchor (each tied
-    match's file read once), then by place."""
+def _ordered(
+    found: list[SimilarMatch], ends: dict[tuple[str, int], int], shared: SharedWords
+) -> list[SimilarMatch]:
+    """`found` by score, equal scores by the words they share with the anchor, then by place."""
     counts: dict[float, int] = {}
     for m in found:
         counts[m.score] = counts.get(m.score, 0) + 1
-    texts: dict[str, list[str]] = {}
 
-    def shared(m: SimilarMatch) -> float:
-        if not words or counts[m.score] < 2:
-            return 0.0
-        if m.path not in texts:
-            texts[m.path] = source_lines(g, m.path)
-        fn_lines = texts[m.path][m.line - 1 : m.line - 1 + _span(g, m)]
-        return words_alike(words, text_words(fn_lines))
+    def words(m: SimilarMatch) -> float:
+        return shared(m.path, m.line, ends[m.path, m.line]) if counts[m.score] > 1 else 0.0
 
-    return sorted(found, key=lambda m: (-m.score, -shared(m), m.path, m.line, m.name))
-
-
-def _span(g: GraphView, m: SimilarMatch) -> int:
-    """How many lines the match's definition spans (its symbol's end), at least one."""
-    for s in g.index.files[m.path].symbols:
-        if s.line == m.line:
-            return max(1, s.end_line - s.line + 1)
-    return 1
+    return sorted(found, key=lambda m: (-m.score, -words(m), m.path, m.line, m.name))

@@ -22,8 +22,7 @@ from .lineindex import kept
 from .scope import dominant_language, need_files, select
 from .shapecache import load_shapes
 from .shapes import FileShape, snippet_shape, snippet_text
-from .similar_name import text_words, words_alike
-from .similar_signature import source_lines
+from .similar_name import SharedWords, text_words
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -95,7 +94,7 @@ def _ties_by_words(
     g: GraphView, ranked: list[SnippetMatch], snippet: str | bytes, limit: int | None
 ) -> list[SnippetMatch]:
     """Matches of one score and kind ordered by the words their text shares with the
-    snippet's (`similar_name.words_alike`), then by place: a renamed copy of a one-line getter
+    snippet's (`similar_name.SharedWords`), then by place: a renamed copy of a one-line getter
     has the shape of every getter, and its original is the one whose names and docstring still
     say what the copy says. Only the ties that reach the first `limit` are read."""
     end = len(ranked) if limit is None else min(limit, len(ranked))
@@ -112,15 +111,10 @@ def _ties_by_words(
     }
     if not tied:
         return ranked
-    wanted = text_words(snippet_text(snippet).splitlines())
-    texts: dict[str, list[str]] = {}
+    words = SharedWords(g, text_words(snippet_text(snippet).splitlines()))
 
     def shared(m: SnippetMatch) -> float:
-        if (m.score, m.kind) not in tied:
-            return 0.0
-        if m.path not in texts:
-            texts[m.path] = source_lines(g, m.path)
-        return words_alike(wanted, text_words(texts[m.path][m.start - 1 : m.end]))
+        return words(m.path, m.start, m.end) if (m.score, m.kind) in tied else 0.0
 
     return sorted(
         ranked, key=lambda m: (-m.score, _KIND_ORDER[m.kind], -shared(m), m.path, m.start)
