@@ -589,3 +589,26 @@ def test_a_stub_beside_its_module_is_no_answer(tmp_path: Path) -> None:
     assert all(r.reason != "the same name" for r in g.similar("consume"))
     assert g.place("prime factors of a number").files[0].path == "mi/recipes.py"
     assert "mi/recipes.pyi (" not in g.signature(level="standard").text
+
+
+def test_duplicates_leave_a_stub_beside_its_module_aside_unless_it_is_named(
+    tmp_path: Path,
+) -> None:
+    """more-itertools (seed 6131): seven of `duplicates`' first ten were `more.pyi`'s
+    `@overload` ladders, parameter lists a stub repeats by design while `more.py` holds the
+    code. Stubs with no module beside them (a stub-only package) are searched as before."""
+    ladder = "from typing import overload\n\n" + "".join(
+        f"@overload\ndef zip_broadcast{n}(a: int, b: str, c: float, *, strict: bool = ...) -> T: ...\n"
+        for n in range(6)
+    )
+    files = {
+        "mi/more.pyi": ladder,
+        "mi/more.py": "def zip_broadcast(*objects, strict=False):\n    return objects\n",
+        "stubs/one.pyi": ladder,
+        "stubs/two.pyi": ladder,
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    places = {o.path for c in g.duplicates(min_tokens=10) for o in c.occurrences}
+    assert places == {"stubs/one.pyi", "stubs/two.pyi"}
+    named = g.duplicates(paths=["mi/more.pyi", "stubs/one.pyi"], min_tokens=10)
+    assert {o.path for c in named for o in c.occurrences} == {"mi/more.pyi", "stubs/one.pyi"}

@@ -13,7 +13,9 @@ spans, and a group whose every place lies inside a distinct place of a larger gr
 so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design; at each level, groups of code
-before groups that copy no code (`non_code`: prose, signatures, data tables).
+before groups that copy no code (`non_code`: prose, signatures, data tables). A Python stub
+beside its module (`more.pyi` by `more.py`) is not searched unless named: its `@overload`
+ladders repeat parameter lists by design, and its module holds the code.
 
 Where a given snippet already is: `snippet_match`, which needs none of this.
 """
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GraphError
 from ..index.extract import MAX_BYTES
-from ..index.kinds import is_context
+from ..index.kinds import is_context, stub_beside_module
 from ..index.pool import PARALLEL_MIN, aside
 from ..index.source import SourceLines
 from ..index.stored import paused_gc
@@ -58,7 +60,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 16  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 17  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
@@ -78,7 +80,11 @@ def find_clones(
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         raise GraphError(f"unknown clone kind '{unknown[0]}'; use {', '.join(KINDS)}")
-    selected = sorted(select(g, paths, exclude_tests=exclude_tests))
+    selected = sorted(
+        p
+        for p in select(g, paths, exclude_tests=exclude_tests)
+        if p in paths or not stub_beside_module(p, g.index.files)
+    )
     wanted = tuple(k for k in KINDS if k in kinds)
 
     def compute() -> list[CloneGroup]:
