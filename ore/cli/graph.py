@@ -219,18 +219,28 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
 
 
 @graph.command()
+@click.option(
+    "--include-type-imports",
+    is_flag=True,
+    help="Count imports made only for type checkers (`if TYPE_CHECKING:`, `import type`) too.",
+)
 @_common(50)
-def cycles(root: str, as_json: bool, limit: int) -> None:
+def cycles(include_type_imports: bool, root: str, as_json: bool, limit: int) -> None:
     """List import cycles (strongly connected files), largest first.
+
+    Only imports that run count: one under `if TYPE_CHECKING:` (or a TypeScript `import type`)
+    is there to avoid a cycle, so a loop it closes is left out unless --include-type-imports
+    (each cycle then says whether it runs: "runtime" in --json).
 
     \b
     Example:
         ore graph cycles --json
+        ore graph cycles --include-type-imports
     """
     from ..graph.render import tables
 
     with reported():
-        rows = _answer("cycles", root, limit=limit)
+        rows = _answer("cycles", root, limit=limit, include_type_imports=include_type_imports)
         _show(as_json, rows, lambda: tables.cycles_text(rows), "no import cycles")
 
 

@@ -89,10 +89,18 @@ class CodeGraph:
 
     @cached_property
     def imports(self) -> dict[str, dict[str, float]]:
-        """Import edges only: source -> {target: weight}."""
+        """Import edges only (typing-only ones too): source -> {target: weight}."""
+        return self._import_edges(("import", "type"))
+
+    @cached_property
+    def runtime_imports(self) -> dict[str, dict[str, float]]:
+        """Import edges some import of which runs (not kind `type`): source -> {target: weight}."""
+        return self._import_edges(("import",))
+
+    def _import_edges(self, wanted: tuple[str, ...]) -> dict[str, dict[str, float]]:
         imports: dict[str, dict[str, float]] = {p: {} for p in self.files}
         for source, target, kind, weight in zip(*self.index.edge_columns, strict=True):
-            if kind == "import":
+            if kind in wanted:
                 imports[source][target] = weight
         return imports
 
@@ -158,7 +166,7 @@ class CodeGraph:
             root=str(self.root),
             files=len(self.files),
             edges=len(self.index.edges),
-            import_edges=sum(1 for e in self.index.edges if e.kind == "import"),
+            import_edges=sum(1 for e in self.index.edges if e.kind != "reference"),
             reference_edges=sum(1 for e in self.index.edges if e.kind == "reference"),
             symbols=sum(len(r.symbols) for r in records),
             languages=dict(sorted(languages.items())),
@@ -234,9 +242,17 @@ class CodeGraph:
         found = rank.shortest_path(self.out, a, b)
         return None if found is None else DependencyPath(a, b, tuple(found))
 
-    def cycles(self, limit: int | None = None) -> list[Cycle]:
-        """Import cycles: strongly connected components of import edges, largest first."""
-        return structure.import_cycles(self.files, self.imports)[: _cap(limit)]
+    def cycles(
+        self, limit: int | None = None, *, include_type_imports: bool = False
+    ) -> list[Cycle]:
+        """Import cycles: strongly connected components of the import edges that run, largest
+        first; with `include_type_imports`, of typing-only ones too (`if TYPE_CHECKING:`,
+        `import type`), each cycle saying whether its loop runs."""
+        if not include_type_imports:
+            found = structure.import_cycles(self.files, self.runtime_imports)
+        else:
+            found = structure.import_cycles(self.files, self.imports, self.runtime_imports)
+        return found[: _cap(limit)]
 
     # -- text ----------------------------------------------------------------------------------
 

@@ -157,10 +157,13 @@ class DependencyPath(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Cycle(_Record):
-    """Files that import each other in a loop: the whole component and one concrete cycle."""
+    """Files that import each other in a loop: the whole component and one concrete cycle;
+    `runtime`: every import along that cycle runs (false only when typing-only imports were
+    asked for and the component closes through them alone)."""
 
     files: tuple[str, ...]
     cycle: tuple[str, ...]
+    runtime: bool = True
 
 
 # -- judgment: duplicates, similar code, conventions, placement, signature -------------------

@@ -74,13 +74,15 @@ __all__ = [
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
 # then rebuild.
-MAGIC = b"ore-graph-index 7\n"
+MAGIC = b"ore-graph-index 8\n"
 _SUM = 32
 _LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
 _MAX_BYTES = 1 << 31
-_EDGE_KINDS = frozenset({"import", "reference"})
+_EDGE_KINDS = frozenset({"import", "type", "reference"})
 _Columns = tuple[Any, ...]  # columns: tuples (the weights an array of doubles)
+#: Columns of the imports section: every field of `Import`.
+_IMPORT_WIDTH = len(Import._fields)
 #: Sections: the symbol-name index, imports, references, then symbol rows block by block.
 NAMES, IMPORTS, REFS, SYMBOLS = 0, 1, 2, 3
 #: Files per block of symbol rows.
@@ -145,7 +147,7 @@ def write_cache(root: Path, cached: CachedIndex) -> Encoded:
     records = tuple(cached.files.values())
     sections = [
         marshal.dumps(_names_section(records)),
-        marshal.dumps(_by_column(chain.from_iterable(f.imports for f in records), 6)),
+        marshal.dumps(_by_column(chain.from_iterable(f.imports for f in records), _IMPORT_WIDTH)),
         marshal.dumps(_by_column(chain.from_iterable(f.refs for f in records), 2)),
     ]
     for start in range(0, len(records), BLOCK):
@@ -482,12 +484,14 @@ def _check_head(files: _Columns, edges: _Columns, externals: dict[str, tuple[str
 
 
 def _check_imports(imports: _Columns, counts: tuple[int, ...]) -> None:
-    _table(imports, len(Import._fields), counts)
+    _table(imports, _IMPORT_WIDTH, counts)
     _text(imports[0], imports[4])
     if (set(map(type, imports[1])) | set(map(type, imports[5]))) - {tuple}:
         raise ValueError("import names that are not tuples")
     _text(chain.from_iterable(imports[1]), chain.from_iterable(imports[5]))
     _ints(imports[2], imports[3])
+    if set(map(type, imports[6])) - {bool}:
+        raise ValueError("a typing-only mark that is not a bool")
 
 
 def _check_names(value: Any, rows: int) -> tuple[Any, ...]:

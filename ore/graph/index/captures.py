@@ -55,9 +55,12 @@ def captured(
     found = caps.get("import")
     if found:
         if language == "python":
+            guarded = [(b.start_byte, b.end_byte) for b in caps.get("typing", ())]
             # captures come in the order the cursor finishes them, not quite document order
             for node in sorted(found, key=_start):
-                imports.extend(_python_imports(node, node.start_point[0] + 1))
+                at = node.start_byte
+                typing_only = any(start <= at < end for start, end in guarded)
+                imports.extend(_python_imports(node, node.start_point[0] + 1, typing_only))
         else:
             declarators = {
                 child.id: node for node in caps.get("declarator", ()) for child in node.children
@@ -178,16 +181,21 @@ def _import(language: str, node: Any, spec: str, declarator: Any) -> Import | No
         module, names, binds = rust_use(spec)
         return Import(module, names, 0, line, "use", binds)
     kind = {"export_statement": "export", "import_require_clause": "require"}.get(node.type)
+    # `import type ...` and `export type ... from`: erased when compiled, never run
+    typing_only = node.type in ("import_statement", "export_statement") and any(
+        c.type == "type" for c in node.children
+    )
     if kind is None and node.type == "import_statement":
-        kind = "type" if any(c.type == "type" for c in node.children) else "import"
+        kind = "type" if typing_only else "import"
     if kind is None:
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
     names, binds = js_binds(node, declarator)
-    return Import(spec, names, 0, line, kind, binds)
+    return Import(spec, names, 0, line, kind, binds, typing_only)
 
 
-def _python_imports(node: Any, line: int) -> list[Import]:
+def _python_imports(node: Any, line: int, typing_only: bool) -> list[Import]:
+    """The imports of one statement (`typing_only`: it sits under `if TYPE_CHECKING:`)."""
     if node.type == "import_statement":
         out = []
         for child in node.children_by_field_name("name"):
@@ -196,7 +204,7 @@ def _python_imports(node: Any, line: int) -> list[Import]:
                 module = "".join(_text(dotted).split())
                 # `import a.b` binds `a` (and makes `a.b` reachable); `import a.b as x` binds `x`
                 bind = local if local is not None else module.split(".", 1)[0]
-                out.append(Import(module, (), 0, line, "import", (bind,)))
+                out.append(Import(module, (), 0, line, "import", (bind,), typing_only))
         return out
     module_node = node.child_by_field_name("module_name")
     if module_node is None:
@@ -222,7 +230,8 @@ def _python_imports(node: Any, line: int) -> list[Import]:
         if dotted is not None:
             names.append(_text(dotted))
             binds.append(local if local is not None else names[-1])
-    return [Import("".join(module.split()), tuple(names), level, line, "from", tuple(binds))]
+    module = "".join(module.split())
+    return [Import(module, tuple(names), level, line, "from", tuple(binds), typing_only)]
 
 
 def _aliased(node: Any) -> tuple[Any, str | None]:

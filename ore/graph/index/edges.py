@@ -1,6 +1,9 @@
 """File -> file edges with kinds and weights, from resolved imports and bound names.
 
-Import edges weigh the number of imports from one file into another. A reference edge is added
+Import edges weigh the number of imports from one file into another; one is of kind `type` when
+every one of those imports is typing-only (it never runs: `if TYPE_CHECKING:`, `import type`),
+so a reader can tell a dependency of the type checker from one of the running code (`cycles`
+leaves them out by default), and weighs the same. A reference edge is added
 only where a used name is evidence of a dependency: the name is bound by one of the file's imports
 (`from m import f` then `f()`; `import mod` then `mod.f()`; `* as ns` then `ns.K`; a Go package
 name then `pkg.F()`; a Rust `use`), or, in Go, defined by another file of the same package. The
@@ -117,9 +120,11 @@ class _Locator:
 
 def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple[Edge, ...]:
     """All edges of the graph, sorted (source, target, kind) so output is stable."""
+    typing_only = resolution.typing_only
     rows: list[tuple[str, str, str, float]] = [
-        (source, target, "import", float(count))
+        (source, target, "type" if target in only else "import", float(count))
         for source, counts in resolution.edges.items()
+        for only in (typing_only.get(source, frozenset()),)
         for target, count in counts.items()
     ]
     rows += _references(files, resolution, files)

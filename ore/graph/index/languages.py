@@ -8,10 +8,11 @@ called, instantiated, subclassed, a decorator or a type), `qref` (the same throu
 `/// <reference path>`). A method call on any other receiver (`x.append()`, `self.f()`,
 `super().f()`, `"".join()`) is not captured: it is no evidence of which file it depends on.
 
-Three captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
+Four captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
 finds a parent by walking down from the root, so asking per symbol is quadratic in a deeply nested
 file): `in_class` (a function that is a Python or Rust method), `in_qualified` (a part of a
-qualified type: `pkg.T`, `ns.T`, `a::T`) and `declarator` (a JS/TS `const x = require(...)`).
+qualified type: `pkg.T`, `ns.T`, `a::T`), `declarator` (a JS/TS `const x = require(...)`) and
+`typing` (the body of a Python `if TYPE_CHECKING:` / `if X.TYPE_CHECKING:`: its imports never run).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ _PYTHON = """
 (type (attribute) @qref)
 (class_definition (block (function_definition) @in_class))
 (class_definition (block (decorated_definition (function_definition) @in_class)))
+(if_statement condition: (identifier) @_guard consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
+(if_statement condition: (attribute attribute: (identifier) @_guard) consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
 """
 
 _JS_COMMON = """

@@ -43,6 +43,9 @@ class Import(NamedTuple):
     of `names` (`from m import f as g`: names `("f",)`, binds `("g",)`; `*` for a star); for a
     Python `import a.b` or a Go import the one name it binds (`a`, the alias, the package name).
     A JS default import is named `default`, a namespace (`* as ns`, `require`) the empty name.
+    `typing_only`: the import never runs, it is there for the type checker (a Python import in
+    the body of `if TYPE_CHECKING:` or `if X.TYPE_CHECKING:`, a TS `import type` or `export
+    type ... from`); `kind` still says how it is written, this is what edges read (`type`).
     """
 
     module: str
@@ -51,6 +54,7 @@ class Import(NamedTuple):
     line: int
     kind: str
     binds: tuple[str, ...] = ()
+    typing_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,8 @@ class FileIndex:
 
 
 class Edge(NamedTuple):
-    """A file -> file edge: `kind` is `import` or `reference`; `weight` ranks it."""
+    """A file -> file edge: `kind` is `import`, `type` (every import from the source to the
+    target is typing-only: no dependency at runtime) or `reference`; `weight` ranks it."""
 
     source: str
     target: str

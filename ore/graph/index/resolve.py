@@ -54,12 +54,14 @@ Bindings = dict[str, tuple[tuple[str, str], ...]]
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """Resolved imports of every file: `edges[path]` counts imports per target file, and
-    `bindings[path]` says which file each name bound by an import comes from."""
+    """Resolved imports of every file: `edges[path]` counts imports per target file (typing-only
+    ones too), `typing_only[path]` the targets only typing-only imports reach (an edge of kind
+    `type`), and `bindings[path]` says which file each name bound by an import comes from."""
 
     edges: dict[str, Counter[str]]
     externals: dict[str, tuple[str, ...]]
     bindings: dict[str, Bindings] = field(default_factory=dict)
+    typing_only: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
@@ -74,8 +76,10 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
     edges: dict[str, Counter[str]] = {}
     externals: dict[str, tuple[str, ...]] = {}
     bindings: dict[str, Bindings] = {}
+    typing_only: dict[str, frozenset[str]] = {}
     for path, record in files.items():
         counts: Counter[str] = Counter()
+        runtime: set[str] = set()  # targets some import reaches when the code runs
         outside: set[str] = set()
         bound: dict[str, list[tuple[str, str]]] = {}
         for imp in record.imports:
@@ -92,6 +96,8 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
                 pairs = _bind_other(record.language, imp, targets)
             if targets:
                 counts.update(targets)  # a self-import stays: it is written, and grimp counts it
+                if not imp.typing_only:
+                    runtime.update(targets)
             else:
                 outside.add(_external_name(record.language, imp))
             for local, target, member in pairs:
@@ -104,7 +110,9 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
         externals[path] = tuple(sorted(n for n in outside if n))
         if bound:
             bindings[path] = {k: tuple(v) for k, v in bound.items()}
-    return Resolution(edges, externals, bindings)
+        if len(runtime) < len(counts):
+            typing_only[path] = frozenset(counts.keys() - runtime)
+    return Resolution(edges, externals, bindings, typing_only)
 
 
 def _bind_other(language: str, imp: Import, targets: list[str]) -> list[tuple[str, str, str]]:

@@ -205,8 +205,12 @@ ROWS: tuple[tuple[str, Op], ...] = (
         "cycles",
         _cycles,
         "limit",
-        answer=lambda g, a: g.cycles(number(a, "limit", 50)),
+        answer=lambda g, a: g.cycles(
+            number(a, "limit", 50), include_type_imports=flag(a, "include_type_imports")
+        ),
+        cli=("include_type_imports",),
         about="Import cycles: strongly connected files, largest first, each with one "
-        "concrete cycle." + SAFE,
+        "concrete cycle; imports made only for type checkers (if TYPE_CHECKING:) do not "
+        "count." + SAFE,
     ),
 )

@@ -43,19 +43,50 @@ def reach(
     return sorted(seen.values(), key=lambda n: (n.depth, -n.weight, n.path))
 
 
-def import_cycles(files: list[str], imports: Mapping[str, Mapping[str, float]]) -> list[Cycle]:
+def import_cycles(
+    files: list[str],
+    imports: Mapping[str, Mapping[str, float]],
+    runtime: Mapping[str, Mapping[str, float]] | None = None,
+) -> list[Cycle]:
     """Strongly connected components of import edges, each with one concrete loop, largest
-    first."""
+    first. `runtime`: the edges of `imports` that run, when `imports` holds typing-only ones
+    too; a component's loop is then a runtime one when it has any, and says which it is."""
     found = []
     for component in rank.strong_components(files, imports):
         if len(component) == 1 and component[0] not in imports[component[0]]:
             continue
-        members = set(component)
-        inner = {u: {v: w for v, w in imports[u].items() if v in members} for u in component}
-        loop = _cycle_through(component[0], inner)
-        found.append(Cycle(tuple(component), tuple(loop)))
+        loop = None if runtime is None else _runtime_loop(component, runtime)
+        runs = runtime is None or loop is not None
+        if loop is None:
+            loop = _cycle_through(component[0], _within(component, imports))
+        found.append(Cycle(tuple(component), tuple(loop), runs))
     found.sort(key=lambda c: (-len(c.files), c.files))
     return found
+
+
+def _within(
+    component: list[str], imports: Mapping[str, Mapping[str, float]]
+) -> dict[str, dict[str, float]]:
+    """The edges of `imports` between files of `component`."""
+    members = set(component)
+    return {u: {v: w for v, w in imports[u].items() if v in members} for u in component}
+
+
+def _runtime_loop(
+    component: list[str], runtime: Mapping[str, Mapping[str, float]]
+) -> list[str] | None:
+    """A loop of runtime imports inside `component` (through the first file of its largest
+    runtime component), or None when it closes only through typing-only imports."""
+    inner = _within(component, runtime)
+    cores = [
+        core
+        for core in rank.strong_components(component, inner)
+        if len(core) > 1 or core[0] in inner[core[0]]
+    ]
+    if not cores:
+        return None
+    core = min(cores, key=lambda c: (-len(c), c))
+    return _cycle_through(core[0], _within(core, inner))
 
 
 def _cycle_through(start: str, inner: dict[str, dict[str, float]]) -> list[str]:

@@ -141,5 +141,6 @@ def path_text(p: DependencyPath) -> str:
 def cycles_text(rows: Sequence[Cycle]) -> str:
     out = []
     for n, c in enumerate(rows, 1):
-        out.append(f"cycle {n} ({len(c.files)} files): " + " -> ".join(c.cycle))
+        how = "" if c.runtime else ", only through type imports"
+        out.append(f"cycle {n} ({len(c.files)} files{how}): " + " -> ".join(c.cycle))
     return "\n".join(out)
