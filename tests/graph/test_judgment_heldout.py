@@ -448,7 +448,8 @@ def test_a_test_copied_into_each_test_class_is_one_answer(tmp_path: Path) -> Non
     """arrow (seed 5023): `similar next_weekday` spent seven of ten places on the same
     `test_weekday` of seven locale test classes in one file."""
     locales = "".join(
-        f"class Test{lang}Locale:\n    def test_weekday(self):\n        return 1\n\n\n"
+        f"class Test{lang}Locale:\n    def test_weekday(self):\n"
+        "        return next_weekday(1, 2)\n\n\n"
         for lang in ("English", "German", "French", "Czech")
     )
     files = {
@@ -612,3 +613,37 @@ def test_duplicates_leave_a_stub_beside_its_module_aside_unless_it_is_named(
     assert places == {"stubs/one.pyi", "stubs/two.pyi"}
     named = g.duplicates(paths=["mi/more.pyi", "stubs/one.pyi"], min_tokens=10)
     assert {o.path for c in named for o in c.occurrences} == {"mi/more.pyi", "stubs/one.pyi"}
+
+
+def test_a_test_answers_a_name_only_when_it_is_about_that_name(tmp_path: Path) -> None:
+    """marshmallow and more-itertools (seeds 5023, 6131): tests sharing one word of the name
+    asked for answered it (`PointDict`, `test_deserialize_to_dict` for `from_dict`;
+    `test_equal_lengths` for `all_equal`). A test is an answer when its body names the name,
+    or its own name holds every word of a name of two words or more (`test_day_of_year`
+    exercises `get_day_of_year` through a format pattern)."""
+    files = {
+        "lib/schema.py": (
+            "class Schema:\n    @classmethod\n    def from_dict(cls, fields):\n"
+            "        return cls\n\n\ndef dict_fields(schema):\n    return schema\n"
+        ),
+        "lib/dates.py": "def get_day_of_year(value):\n    return value\n",
+        "lib/other.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(40)),
+        "tests/test_schema.py": (
+            "from lib.schema import Schema\n\n\n"
+            "class TestFromDict:\n    def test_generates(self):\n"
+            "        assert Schema.from_dict({})\n"
+        ),
+        "tests/test_fields.py": (
+            "class PointDict(dict):\n    x = 1\n\n\ndef test_dict():\n    assert PointDict()\n"
+        ),
+        "tests/test_dates.py": (
+            "def test_day_of_year():\n    assert format_pattern('D') == '91'\n"
+        ),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    answers = [r.name for r in g.similar("Schema.from_dict")]
+    assert "TestFromDict" in answers
+    assert "dict_fields" in answers  # library code is not held to it
+    assert "PointDict" not in answers
+    assert "test_dict" not in answers
+    assert [r.name for r in g.similar("get_day_of_year")] == ["test_day_of_year"]

@@ -100,6 +100,29 @@ def _tests_a_sibling(words: list[str], asked: list[str], library: set[tuple[str,
     return False
 
 
+class _About:
+    """`_About(g, name, several)(path, start, end, covers)`: whether a test, example or doc
+    definition is about the name asked for: its body names it (`consume(it, 2)` in
+    `test_negative_consume`), or its own name holds every word of a name of `several` words
+    (`test_day_of_year` for `get_day_of_year`, which it exercises through a format pattern). One
+    word shared is not enough: `TestDictNested`, `test_deserialize_to_dict` and `PointDict`
+    answered marshmallow's `Schema.from_dict`, and `test_equal_lengths` more-itertools'
+    `all_equal`. Each file is read once."""
+
+    def __init__(self, g: GraphView, name: str, several: bool) -> None:
+        self._g, self._several = g, several
+        self._named = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+        self._texts: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, start: int, end: int, covers: bool) -> bool:
+        if covers and self._several:
+            return True
+        if path not in self._texts:
+            self._texts[path] = source_lines(self._g, path)
+        body = self._texts[path][start:end]  # the lines after the definition's own
+        return any(self._named.search(line) for line in body)
+
+
 def _folds_apart(name: str) -> bool:
     """Whether folding keeps the name's words apart: `can_verify` would fold both its words
     into one family (`is`), and every `check`, `is_x` and `validate` would share it; such a
@@ -119,7 +142,8 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     three words or more needs two of them shared (`close` is not `read_until_close`), and a
     definition nested in a function is no answer, nor an overload after the first, nor a test of
     a sibling (`test_read_until_close` for `read_until_regex`: `_tests_a_sibling`), nor a test
-    file's name a second time (arrow's `test_weekday` in each locale's test class). When
+    file's name a second time (arrow's `test_weekday` in each locale's test class), nor a test
+    that is not about the name (`_About`: it neither names it nor holds its words). When
     several definitions carry the name itself (`read_edgelist` in two modules), each is the
     closest sibling there is and is listed first; one alone is the name asked about. Each
     name of the tree is cut into words once."""
@@ -162,6 +186,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
     def weight(words: set[str]) -> float:
         return sum(math.log(1 + total / df.get(w, 1)) for w in words)
 
+    about = _About(g, name.rpartition(".")[2], len(nouns) >= 2)
     out = []
     if len(namesakes) > 1:
         for path, s in namesakes:
@@ -172,7 +197,10 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         shared = wanted & words
         if len(wanted) >= 3 and len(shared) < 2:
             continue  # one word of three: `close` is not `read_until_close`
-        if is_context(path) and _tests_a_sibling(written[s.name], asked, library):
+        if is_context(path) and (
+            _tests_a_sibling(written[s.name], asked, library)
+            or not about(path, s.line, s.end_line, nouns <= words)
+        ):
             continue
         score = weight(shared) / weight(wanted | words)
         if score >= _MIN_SCORE:
