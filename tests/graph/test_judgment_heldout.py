@@ -684,3 +684,21 @@ def test_a_filler_word_counts_when_the_name_has_one_other_word(tmp_path: Path) -
     assert rows[0].name == "load_from_dict"
     assert next(r for r in rows if r.name == "Dict").score < 1.0
     assert "from_timestamp" not in [r.name for r in rows]
+
+
+def test_place_leaves_out_files_far_below_the_best(tmp_path: Path) -> None:
+    """boltons and tornado (seeds 2611, 4417): after the owner, `place` listed files sharing
+    one word of the description (`ioutils.py` for "write a file atomically ...": `write`).
+    A file under a third of the best score is no answer; the owner stays first."""
+    files = {
+        "lib/fileutils.py": (
+            "def atomic_save(path, data):\n    return rename_temp(path, data)\n\n\n"
+            "def rename_temp(path, data):\n    return path\n\n\n"
+            "class AtomicSaver:\n    def write_temp_file(self):\n        return None\n"
+        ),
+        "lib/ioutils.py": "class SpooledIO:\n    def write(self, data):\n        return data\n",
+        "lib/other.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(10)),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    found = g.place("write a file atomically by renaming a temp file").files
+    assert [f.path for f in found] == ["lib/fileutils.py"]
