@@ -702,3 +702,34 @@ def test_place_leaves_out_files_far_below_the_best(tmp_path: Path) -> None:
     g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
     found = g.place("write a file atomically by renaming a temp file").files
     assert [f.path for f in found] == ["lib/fileutils.py"]
+
+
+def test_signature_mode_lists_one_override_of_a_hook(tmp_path: Path) -> None:
+    """marshmallow (seed 5023): `similar Field.get_value --mode signature` gave five of ten
+    places to `_serialize(value, attr, obj)` overridden in five field classes; arrow's
+    `isoformat` four to `_format_relative`. One answer per name; a stub beside its module is
+    none (more-itertools' `gray_product` answered through `more.pyi`)."""
+    hooks = "".join(
+        f"class {kind}(Field):\n    def _serialize(self, value, attr, obj):\n"
+        "        return str(value)\n\n\n"
+        for kind in ("Tuple", "Enum", "Function", "Url")
+    )
+    files = {
+        "lib/fields.py": (
+            "class Field:\n    def get_value(self, obj, attr, accessor=None):\n"
+            "        return accessor(obj, attr)\n\n"
+            "    def serialize(self, attr, obj, accessor=None):\n"
+            "        return self.get_value(obj, attr, accessor)\n\n\n" + hooks
+        ),
+        "lib/schema.py": (
+            "class Schema:\n    def get_attribute(self, obj, attr, default):\n"
+            "        return getattr(obj, attr, default)\n"
+        ),
+        "lib/schema.pyi": "class Schema:\n    def get_attribute(self, obj, attr, default): ...\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    rows = g.similar("Field.get_value", mode="signature")
+    names = [r.name for r in rows]
+    assert names.count("_serialize") == 1
+    assert names.count("get_attribute") == 1
+    assert all(r.path != "lib/schema.pyi" for r in rows)

@@ -70,7 +70,26 @@ def find_similar(
         found.sort(key=lambda m: (not include_context and is_context(m.path), -m.score))
     else:
         found.sort(key=order)
+    if mode == "signature" and name is not None:
+        found = _first_of_each_name(found, name.rpartition(".")[2])
     return found[:limit]
+
+
+def _first_of_each_name(found: list[SimilarMatch], asked: str) -> list[SimilarMatch]:
+    """Signature mode: one answer per name, the first, but every definition of the name asked
+    for. Overrides of another hook share its parameter list by design: marshmallow's
+    `_serialize(value, attr, obj)` in five field classes took five of ten places for
+    `Field.get_value`, arrow's `_format_relative` four for `isoformat`, tornado's
+    `get_auth_http_client` three for `get_app`; the first says what the rest would. The
+    asked name's own overrides are the protocol a change to it changes (boltons' `get_entry`
+    in each input type)."""
+    seen: set[str] = set()
+    out = []
+    for m in found:
+        if m.name == asked or m.name not in seen:
+            seen.add(m.name)
+            out.append(m)
+    return out
 
 
 def _snippet_name(g: GraphView, snippet: str | bytes | None, language: str | None) -> str:

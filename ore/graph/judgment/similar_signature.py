@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..index.extract import MAX_BYTES
+from ..index.kinds import stub_beside_module
 from ..index.source import read_source
 from ..results import SimilarMatch
 from .lexer import family
@@ -101,8 +102,8 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
     fam = family(anchor.language)
     out = []
     for path, record in g.index.files.items():
-        if family(record.language) != fam:
-            continue
+        if family(record.language) != fam or stub_beside_module(path, g.index.files):
+            continue  # another language; a stub beside its module, the module's names again
         lines: list[str] | None = None
         for s in record.symbols:
             if s.kind not in CALLABLE or (
