@@ -733,3 +733,59 @@ def test_signature_mode_lists_one_override_of_a_hook(tmp_path: Path) -> None:
     assert names.count("_serialize") == 1
     assert names.count("get_attribute") == 1
     assert all(r.path != "lib/schema.pyi" for r in rows)
+
+
+STRUCTLOG = {
+    "log/typing.py": (
+        "from typing import Protocol\n\n\n"
+        "class FilteringBoundLogger(Protocol):\n"
+        "    def get_effective_level(self) -> int:\n"
+        '        """The level; a stub."""\n\n'
+        "    def bind(self, **new_values) -> FilteringBoundLogger:\n"
+        '        """Bind values; a stub."""\n'
+    ),
+    "log/stdlib.py": (
+        "class BoundLogger:\n"
+        "    def getEffectiveLevel(self) -> int:\n        return self._logger.level\n\n"
+        "    def get_effective_level(self) -> int:\n        return self.getEffectiveLevel()\n\n"
+        "    def fileno(self) -> int:\n        return 2\n\n"
+        "    def close(self) -> None:\n        self._logger = None\n"
+    ),
+    "log/tz.py": (
+        "class tzutc:\n    def utcoffset(self, dt):\n        return ZERO\n\n\n"
+        "class tzfile:\n    def utcoffset(self, dt):\n        return self._find(dt)\n"
+    ),
+}
+
+
+def test_a_method_asked_by_its_class_is_no_answer_to_itself(tmp_path: Path) -> None:
+    """python-dateutil (seed 7207): `similar tzfile.utcoffset` listed `tzfile.utcoffset`
+    itself among "the same name"."""
+    g = open_graph(write_tree(tmp_path / "proj", STRUCTLOG), jobs=1)
+    rows = [(r.path, r.line) for r in g.similar("tzfile.utcoffset")]
+    assert ("log/tz.py", 7) not in rows
+    assert ("log/tz.py", 2) in rows
+
+
+def test_signature_mode_finds_a_namesake_of_no_parameter_with_the_same_return(
+    tmp_path: Path,
+) -> None:
+    """structlog (seed 7207): `similar BoundLogger.get_effective_level --mode signature`
+    found nothing, though `typing.py` declares the same `get_effective_level(self) -> int`
+    and `getEffectiveLevel(self) -> int` is what it wraps: two empty parameter lists share
+    nothing, unless the same words name them and their annotated returns agree (`fileno`,
+    another `-> int` of no parameter, stays out)."""
+    g = open_graph(write_tree(tmp_path / "proj", STRUCTLOG), jobs=1)
+    names = [r.name for r in g.similar("BoundLogger.get_effective_level", mode="signature")]
+    assert sorted(names) == ["getEffectiveLevel", "get_effective_level"]
+
+
+def test_a_stub_body_returns_nothing_to_compare() -> None:
+    """structlog (seed 7207): a Protocol method whose body is its docstring was said to
+    return `none` (it falls off the end), and matched every procedure by that."""
+    from ore.graph.judgment.returns import return_shapes
+
+    lines = STRUCTLOG["log/typing.py"].splitlines()
+    assert return_shapes(lines, 8, 9).shapes == frozenset()
+    lines = STRUCTLOG["log/stdlib.py"].splitlines()
+    assert return_shapes(lines, 11, 12).shapes == {"none"}

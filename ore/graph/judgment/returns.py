@@ -54,7 +54,24 @@ def return_shapes(lines: Sequence[str], start: int, end: int) -> Returns:
         if found:
             out.add(_shape(found.group(2)))
             count += 1
+    if not out and _stub_body(lines[start : max(start, end)]):
+        return Returns(frozenset(), 0)  # a stub says nothing of what the function returns
     return Returns(frozenset(out or {"none"}), count)
+
+
+_DOCSTRING = re.compile(r"^[rbuRBU]*(\"{3}|'{3})(.*?)\1", re.S)
+
+
+def _stub_body(body: Sequence[str]) -> bool:
+    """Whether a body only documents a function: a docstring, `...`, `pass` or `raise
+    NotImplementedError` (a Protocol's or an abstract method's). Its falling off the end is no
+    `none` return: structlog's `-> FilteringBoundLogger` stubs shared "returns none" with
+    every procedure."""
+    text = "\n".join(line.strip() for line in body).strip()
+    found = _DOCSTRING.match(text)
+    if found:
+        text = text[found.end() :].strip()
+    return text in ("", "...", "pass") or text.startswith("raise NotImplementedError")
 
 
 def _shape(expression: str) -> str:

@@ -58,6 +58,9 @@ def find_similar(
         # `Nested.schema`: a method by its class; by name, the method's own name is compared
         asked = name.rpartition(".")[2] if name is not None else None
         found = by_name(g, asked if asked else _snippet_name(g, snippet, language))
+        if name is not None and "." in name:  # the method asked about is no answer to itself
+            s, path = _defined(g, name)
+            found = [m for m in found if (m.path, m.line) != (path, s.line)]
     elif mode == "signature":
         found = by_signature(g, _anchor_signature(g, name, snippet, language))
     else:
@@ -115,7 +118,7 @@ def _anchor_signature(
         shapes = return_shapes(source_lines(g, path), s.line, s.end_line)
         language = g.index.files[path].language
         own = _overloads(g, path, s)
-        return Anchor(s.kind, s.signature, path, s.line, language, shapes, own)
+        return Anchor(s.kind, s.signature, path, s.line, language, shapes, own, s.name)
     symbols = [s for s in _snippet_symbols(g, snippet, language) if s.kind in CALLABLE]
     if not symbols:
         raise GraphError("the snippet defines no function to compare by signature")
@@ -123,7 +126,7 @@ def _anchor_signature(
     lines = snippet_text(snippet or "").splitlines()
     first = symbols[0]
     shapes = return_shapes(lines, first.line, first.end_line)
-    return Anchor(first.kind, first.signature, "", 0, lang, shapes)
+    return Anchor(first.kind, first.signature, "", 0, lang, shapes, name=first.name)
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:

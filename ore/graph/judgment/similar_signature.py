@@ -18,6 +18,7 @@ from ..results import SimilarMatch
 from .lexer import family
 from .parameter_lists import NAME, Parameter, parameter_list, return_shape
 from .returns import GENERIC, Returns, return_shapes, returns_alike
+from .scope import split_words
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -42,6 +43,7 @@ class Anchor(NamedTuple):
     language: str
     returns: Returns
     overloads: frozenset[int] = frozenset()
+    name: str = ""
 
 
 def source_lines(g: GraphView, path: str) -> list[str]:
@@ -99,6 +101,7 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
     is read only when one of its functions could pass the bar by what it returns."""
     wanted = parameter_list(anchor.signature)
     annotated = return_shape(anchor.signature)
+    named = split_words(anchor.name) if anchor.name else []
     fam = family(anchor.language)
     out = []
     for path, record in g.index.files.items():
@@ -125,7 +128,13 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
                 same_return = max(same_return, _returns_alike(annotated, other))
             score += 0.3 * same_return
             own_return = bool((shapes.shapes & anchor.returns.shapes) - _WEAK_RETURNS)
-            if not own_return and (not pairing or (len(wanted) >= 3 and len(shared) < 2)):
+            # the same words name it, with the same annotated return: a Protocol's stub of
+            # it, an alias (`getEffectiveLevel`), whatever the parameters share
+            namesake = bool(named and annotated) and split_words(s.name) == named
+            namesake = namesake and _returns_alike(annotated, other) == 1.0
+            if not (own_return or namesake) and (
+                not pairing or (len(wanted) >= 3 and len(shared) < 2)
+            ):
                 continue  # only as many parameters, or one of three (`locale`), and a call
             if score >= _MIN_SCORE:
                 reason = f"{len(params)} parameters" + (
