@@ -780,12 +780,13 @@ def test_signature_mode_finds_a_namesake_of_no_parameter_with_the_same_return(
     assert sorted(names) == ["getEffectiveLevel", "get_effective_level"]
 
 
-def test_a_stub_body_returns_nothing_to_compare() -> None:
+def test_a_stub_body_is_like_other_stubs_not_like_a_procedure() -> None:
     """structlog (seed 7207): a Protocol method whose body is its docstring was said to
-    return `none` (it falls off the end), and matched every procedure by that."""
+    return `none` (it falls off the end), and matched every procedure by that; it is a
+    `stub`, as the parent Protocol's methods it is compared with are."""
     from ore.graph.judgment.returns import return_shapes
 
     lines = STRUCTLOG["log/typing.py"].splitlines()
-    assert return_shapes(lines, 8, 9).shapes == frozenset()
+    assert return_shapes(lines, 8, 9).shapes == {"stub"}
     lines = STRUCTLOG["log/stdlib.py"].splitlines()
     assert return_shapes(lines, 11, 12).shapes == {"none"}

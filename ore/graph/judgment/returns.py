@@ -55,7 +55,7 @@ def return_shapes(lines: Sequence[str], start: int, end: int) -> Returns:
             out.add(_shape(found.group(2)))
             count += 1
     if not out and _stub_body(lines[start : max(start, end)]):
-        return Returns(frozenset(), 0)  # a stub says nothing of what the function returns
+        return Returns(frozenset({"stub"}), 0)  # like other stubs only, not like a procedure
     return Returns(frozenset(out or {"none"}), count)
 
 

@@ -28,7 +28,7 @@ __all__ = ["CALLABLE", "Anchor", "by_signature", "source_lines"]
 CALLABLE = frozenset({"function", "method"})
 _MIN_SCORE = 0.5
 #: Returns most functions have: with no parameter in common they are no likeness.
-_WEAK_RETURNS = GENERIC | {"none"}
+_WEAK_RETURNS = GENERIC | {"none", "stub"}
 
 
 class Anchor(NamedTuple):
@@ -141,8 +141,10 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
                     f", shares {', '.join(sorted(shared))}" if shared else ""
                 )
                 both = shapes.shapes & anchor.returns.shapes
-                if both:
-                    reason += ", returns " + " or ".join(sorted(both))
+                if both == {"stub"}:
+                    reason += ", both stubs"
+                elif both:
+                    reason += ", returns " + " or ".join(sorted(both - {"stub"}))
                 out.append(
                     SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
                 )
