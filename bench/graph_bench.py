@@ -62,7 +62,8 @@ def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
     edges = {
         (names[e.source], names[e.target])
         for e in index.edges
-        # grimp counts `if TYPE_CHECKING:` imports too: so do these (kind `type`)
+        # grimp counts imports in functions and under `if TYPE_CHECKING:` too: so do these
+        # (kinds `lazy` and `type`)
         if e.kind != "reference" and e.source in names and e.target in names
     }
     return edges, set(names.values())

@@ -220,27 +220,32 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
 
 @graph.command()
 @click.option(
+    "--include-deferred-imports",
     "--include-type-imports",
+    "include_deferred_imports",
     is_flag=True,
-    help="Count imports made only for type checkers (`if TYPE_CHECKING:`, `import type`) too.",
+    help="Count deferred imports too: those inside functions and those made only for type "
+    "checkers (`if TYPE_CHECKING:`, `import type`). --include-type-imports is its old name.",
 )
 @_common(50)
-def cycles(include_type_imports: bool, root: str, as_json: bool, limit: int) -> None:
+def cycles(include_deferred_imports: bool, root: str, as_json: bool, limit: int) -> None:
     """List import cycles (strongly connected files), largest first.
 
-    Only imports that run count: one under `if TYPE_CHECKING:` (or a TypeScript `import type`)
-    is there to avoid a cycle, so a loop it closes is left out unless --include-type-imports
-    (each cycle then says whether it runs: "runtime" in --json).
+    Only imports that run when a module is imported count: one inside a function (or under
+    `if TYPE_CHECKING:`, or a TypeScript `import type`) is written there to avoid a cycle, so a
+    loop it closes is left out unless --include-deferred-imports (each cycle then says whether
+    it runs at import time: "runtime" in --json).
 
     \b
     Example:
         ore graph cycles --json
-        ore graph cycles --include-type-imports
+        ore graph cycles --include-deferred-imports
     """
     from ..graph.render import tables
 
     with reported():
-        rows = _answer("cycles", root, limit=limit, include_type_imports=include_type_imports)
+        deferred = include_deferred_imports
+        rows = _answer("cycles", root, limit=limit, include_deferred_imports=deferred)
         _show(as_json, rows, lambda: tables.cycles_text(rows), "no import cycles")
 
 

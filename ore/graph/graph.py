@@ -21,6 +21,7 @@ from pathlib import Path
 from ..errors import GraphError
 from .index.languages import LANGUAGES
 from .index.load import Index, Progress, load_index
+from .index.records import IMPORT_KINDS
 from .queries import rank, structure, text
 from .queries.symbols import find_symbols
 from .results import (
@@ -89,12 +90,13 @@ class CodeGraph:
 
     @cached_property
     def imports(self) -> dict[str, dict[str, float]]:
-        """Import edges only (typing-only ones too): source -> {target: weight}."""
-        return self._import_edges(("import", "type"))
+        """Import edges only (deferred and typing-only ones too): source -> {target: weight}."""
+        return self._import_edges(IMPORT_KINDS)
 
     @cached_property
-    def runtime_imports(self) -> dict[str, dict[str, float]]:
-        """Import edges some import of which runs (not kind `type`): source -> {target: weight}."""
+    def eager_imports(self) -> dict[str, dict[str, float]]:
+        """Import edges some import of which runs when the source is imported (kind `import`,
+        not `lazy` nor `type`): source -> {target: weight}."""
         return self._import_edges(("import",))
 
     def _import_edges(self, wanted: tuple[str, ...]) -> dict[str, dict[str, float]]:
@@ -243,15 +245,21 @@ class CodeGraph:
         return None if found is None else DependencyPath(a, b, tuple(found))
 
     def cycles(
-        self, limit: int | None = None, *, include_type_imports: bool = False
+        self,
+        limit: int | None = None,
+        *,
+        include_deferred_imports: bool = False,
+        include_type_imports: bool = False,
     ) -> list[Cycle]:
-        """Import cycles: strongly connected components of the import edges that run, largest
-        first; with `include_type_imports`, of typing-only ones too (`if TYPE_CHECKING:`,
-        `import type`), each cycle saying whether its loop runs."""
-        if not include_type_imports:
-            found = structure.import_cycles(self.files, self.runtime_imports)
+        """Import cycles: strongly connected components of the import edges that run when the
+        importing module is imported, largest first; with `include_deferred_imports`, of the
+        deferred ones too (in a function: `lazy` edges; for the type checker: `type` edges),
+        each cycle saying whether its loop runs at import time. `include_type_imports` is the
+        earlier name of `include_deferred_imports`, and means the same."""
+        if not (include_deferred_imports or include_type_imports):
+            found = structure.import_cycles(self.files, self.eager_imports)
         else:
-            found = structure.import_cycles(self.files, self.imports, self.runtime_imports)
+            found = structure.import_cycles(self.files, self.imports, self.eager_imports)
         return found[: _cap(limit)]
 
     # -- text ----------------------------------------------------------------------------------

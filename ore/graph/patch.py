@@ -71,7 +71,7 @@ class CacheWriter(Protocol):
 _BY_EDGES = (
     "out",
     "imports",
-    "runtime_imports",
+    "eager_imports",
     "kinds",
     "incoming",
     "_degrees",
@@ -84,9 +84,7 @@ _BY_EDGES = (
 def _imports(record: FileIndex) -> tuple[object, ...]:
     """What the resolution of imports reads in one record (not its line numbers): the imports
     as bound (and a Rust file's references: its paths resolve through them)."""
-    imports = tuple(
-        (i.module, i.names, i.level, i.kind, i.binds, i.typing_only) for i in record.imports
-    )
+    imports = tuple((i.module, i.names, i.level, i.kind, i.binds, i.runs) for i in record.imports)
     return record.language, imports, record.refs if record.language == "rust" else ()
 
 

@@ -158,8 +158,9 @@ class DependencyPath(_Record):
 @dataclass(frozen=True, slots=True)
 class Cycle(_Record):
     """Files that import each other in a loop: the whole component and one concrete cycle;
-    `runtime`: every import along that cycle runs (false only when typing-only imports were
-    asked for and the component closes through them alone)."""
+    `runtime`: every import along that cycle runs when its module is imported (false only when
+    deferred imports were asked for, in a function or for type checkers, and the component
+    closes through them alone)."""
 
     files: tuple[str, ...]
     cycle: tuple[str, ...]

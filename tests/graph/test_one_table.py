@@ -126,6 +126,7 @@ COMMANDS: dict[str, _Ref] = {
     "cycles": lambda g, s: g.cycles(50),
     "cycles --limit 1": lambda g, s: g.cycles(1),
     "cycles --include-type-imports": lambda g, s: g.cycles(50, include_type_imports=True),
+    "cycles --include-deferred-imports": lambda g, s: g.cycles(50, include_deferred_imports=True),
     "duplicates": _groups(),
     "duplicates --limit 1": _groups(limit=1),
     "duplicates shop": _groups(paths=("shop",)),

@@ -93,7 +93,7 @@ def f():
         import m10
 """
     record = extract("m.py", "python", src)
-    typing_only = {imp.module or imp.names[0]: imp.typing_only for imp in record.imports}
+    typing_only = {imp.module or imp.names[0]: imp.runs == "never" for imp in record.imports}
     assert typing_only == {
         "os": False,
         "typing": False,
@@ -119,7 +119,7 @@ export type { U } from './u';
 export { v } from './v';
 """
     record = extract("x.ts", "typescript", src)
-    assert [(i.module, i.kind, i.typing_only) for i in record.imports] == [
+    assert [(i.module, i.kind, i.runs == "never") for i in record.imports] == [
         ("./a", "import", False),
         ("./t", "type", True),
         ("./u", "export", True),
@@ -240,4 +240,4 @@ def test_the_command_lists_runtime_cycles_and_all_with_the_flag(
     assert found == {RUNTIME: True, **{files: False for files in TYPING_ONLY}}
     table = run_ore("graph", "cycles", flag, "--root", str(root), env=ore_env)
     assert table.returncode == 0
-    assert table.stdout.count("only through type imports") == len(TYPING_ONLY)
+    assert table.stdout.count("only through deferred imports") == len(TYPING_ONLY)

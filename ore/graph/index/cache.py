@@ -44,7 +44,7 @@ from typing import Any
 
 from ..._fs import atomic_write, open_regular
 from ...paths import ore_home
-from .records import Edge, FileIndex, Import, Symbol
+from .records import IMPORT_KINDS, RUNS, Edge, FileIndex, Import, Symbol
 
 __all__ = [
     "BLOCK",
@@ -74,12 +74,12 @@ __all__ = [
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
 # then rebuild.
-MAGIC = b"ore-graph-index 8\n"
+MAGIC = b"ore-graph-index 9\n"
 _SUM = 32
 _LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
 _MAX_BYTES = 1 << 31
-_EDGE_KINDS = frozenset({"import", "type", "reference"})
+_EDGE_KINDS = frozenset({*IMPORT_KINDS, "reference"})
 _Columns = tuple[Any, ...]  # columns: tuples (the weights an array of doubles)
 #: Columns of the imports section: every field of `Import`.
 _IMPORT_WIDTH = len(Import._fields)
@@ -490,8 +490,9 @@ def _check_imports(imports: _Columns, counts: tuple[int, ...]) -> None:
         raise ValueError("import names that are not tuples")
     _text(chain.from_iterable(imports[1]), chain.from_iterable(imports[5]))
     _ints(imports[2], imports[3])
-    if set(map(type, imports[6])) - {bool}:
-        raise ValueError("a typing-only mark that is not a bool")
+    _text(imports[6])
+    if set(imports[6]) - RUNS.keys():
+        raise ValueError("an import that runs neither at import, on a call nor never")
 
 
 def _check_names(value: Any, rows: int) -> tuple[Any, ...]:

@@ -11,7 +11,9 @@ what they bind comes from `binding`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from .binding import directive_path, go_bind, js_binds, rust_use
@@ -55,12 +57,13 @@ def captured(
     found = caps.get("import")
     if found:
         if language == "python":
-            guarded = [(b.start_byte, b.end_byte) for b in caps.get("typing", ())]
+            guarded = _Spans(caps.get("typing", ()))
+            in_functions = _Spans(caps.get("deferred", ()))
             # captures come in the order the cursor finishes them, not quite document order
             for node in sorted(found, key=_start):
                 at = node.start_byte
-                typing_only = any(start <= at < end for start, end in guarded)
-                imports.extend(_python_imports(node, node.start_point[0] + 1, typing_only))
+                runs = "never" if at in guarded else "call" if at in in_functions else "import"
+                imports.extend(_python_imports(node, node.start_point[0] + 1, runs))
         else:
             declarators = {
                 child.id: node for node in caps.get("declarator", ()) for child in node.children
@@ -185,17 +188,40 @@ def _import(language: str, node: Any, spec: str, declarator: Any) -> Import | No
     typing_only = node.type in ("import_statement", "export_statement") and any(
         c.type == "type" for c in node.children
     )
+    runs = "never" if typing_only else "import"
     if kind is None and node.type == "import_statement":
         kind = "type" if typing_only else "import"
     if kind is None:
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
     names, binds = js_binds(node, declarator)
-    return Import(spec, names, 0, line, kind, binds, typing_only)
+    return Import(spec, names, 0, line, kind, binds, runs)
 
 
-def _python_imports(node: Any, line: int, typing_only: bool) -> list[Import]:
-    """The imports of one statement (`typing_only`: it sits under `if TYPE_CHECKING:`)."""
+class _Spans:
+    """Byte spans of captured nodes (`if TYPE_CHECKING:` bodies, function bodies), nested ones
+    merged into the outermost: `at in spans` is a bisection, not a scan of every function."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, nodes: Iterable[Any]) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        for start, end in sorted((n.start_byte, n.end_byte) for n in nodes):
+            if self._ends and start < self._ends[-1]:
+                self._ends[-1] = max(self._ends[-1], end)
+            else:
+                self._starts.append(start)
+                self._ends.append(end)
+
+    def __contains__(self, at: int) -> bool:
+        n = bisect_right(self._starts, at) - 1
+        return n >= 0 and at < self._ends[n]
+
+
+def _python_imports(node: Any, line: int, runs: str) -> list[Import]:
+    """The imports of one statement; `runs` says when (`Import.runs`): `never` under `if
+    TYPE_CHECKING:`, `call` in a function body, else `import`."""
     if node.type == "import_statement":
         out = []
         for child in node.children_by_field_name("name"):
@@ -204,7 +230,7 @@ def _python_imports(node: Any, line: int, typing_only: bool) -> list[Import]:
                 module = "".join(_text(dotted).split())
                 # `import a.b` binds `a` (and makes `a.b` reachable); `import a.b as x` binds `x`
                 bind = local if local is not None else module.split(".", 1)[0]
-                out.append(Import(module, (), 0, line, "import", (bind,), typing_only))
+                out.append(Import(module, (), 0, line, "import", (bind,), runs))
         return out
     module_node = node.child_by_field_name("module_name")
     if module_node is None:
@@ -231,7 +257,7 @@ def _python_imports(node: Any, line: int, typing_only: bool) -> list[Import]:
             names.append(_text(dotted))
             binds.append(local if local is not None else names[-1])
     module = "".join(module.split())
-    return [Import(module, tuple(names), level, line, "from", tuple(binds), typing_only)]
+    return [Import(module, tuple(names), level, line, "from", tuple(binds), runs)]
 
 
 def _aliased(node: Any) -> tuple[Any, str | None]:

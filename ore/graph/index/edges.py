@@ -1,9 +1,11 @@
 """File -> file edges with kinds and weights, from resolved imports and bound names.
 
-Import edges weigh the number of imports from one file into another; one is of kind `type` when
-every one of those imports is typing-only (it never runs: `if TYPE_CHECKING:`, `import type`),
-so a reader can tell a dependency of the type checker from one of the running code (`cycles`
-leaves them out by default), and weighs the same. A reference edge is added
+Import edges weigh the number of imports from one file into another; one is of kind `lazy` when
+none of those imports runs as the source is imported (each is in a function, or typing-only),
+and of kind `type` when every one is typing-only (it never runs: `if TYPE_CHECKING:`, `import
+type`), so a reader can tell a dependency of the type checker, or of code that runs only when
+called, from one of the module's import (`cycles` leaves both out by default); each weighs the
+same as an `import` edge. A reference edge is added
 only where a used name is evidence of a dependency: the name is bound by one of the file's imports
 (`from m import f` then `f()`; `import mod` then `mod.f()`; `* as ns` then `ns.K`; a Go package
 name then `pkg.F()`; a Rust `use`), or, in Go, defined by another file of the same package. The
@@ -120,11 +122,11 @@ class _Locator:
 
 def build_edges(files: Mapping[str, FileIndex], resolution: Resolution) -> tuple[Edge, ...]:
     """All edges of the graph, sorted (source, target, kind) so output is stable."""
-    typing_only = resolution.typing_only
+    later = resolution.later
     rows: list[tuple[str, str, str, float]] = [
-        (source, target, "type" if target in only else "import", float(count))
+        (source, target, kinds.get(target, "import"), float(count))
         for source, counts in resolution.edges.items()
-        for only in (typing_only.get(source, frozenset()),)
+        for kinds in (later.get(source, {}),)
         for target, count in counts.items()
     ]
     rows += _references(files, resolution, files)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
-__all__ = ["Edge", "FileIndex", "Import", "Symbol"]
+__all__ = ["IMPORT_KINDS", "RUNS", "Edge", "FileIndex", "Import", "Symbol"]
 
 
 class Symbol(NamedTuple):
@@ -43,9 +43,12 @@ class Import(NamedTuple):
     of `names` (`from m import f as g`: names `("f",)`, binds `("g",)`; `*` for a star); for a
     Python `import a.b` or a Go import the one name it binds (`a`, the alias, the package name).
     A JS default import is named `default`, a namespace (`* as ns`, `require`) the empty name.
-    `typing_only`: the import never runs, it is there for the type checker (a Python import in
-    the body of `if TYPE_CHECKING:` or `if X.TYPE_CHECKING:`, a TS `import type` or `export
-    type ... from`); `kind` still says how it is written, this is what edges read (`type`).
+    `runs`: when the import runs (`RUNS`; `kind` still says how it is written, this is what
+    edges read): `import`, when the module holding it is imported; `call`, only when a function
+    is called (a Python import anywhere in a `def` body: written there to break an import-time
+    cycle); `never`, it is there for the type checker (a Python import in the body of `if
+    TYPE_CHECKING:` or `if X.TYPE_CHECKING:`, even inside a function; a TS `import type` or
+    `export type ... from`).
     """
 
     module: str
@@ -54,7 +57,15 @@ class Import(NamedTuple):
     line: int
     kind: str
     binds: tuple[str, ...] = ()
-    typing_only: bool = False
+    runs: str = "import"
+
+
+#: When an import runs (`Import.runs`), the earliest first, and the kind of an edge whose
+#: earliest import runs so: one import at import time makes an `import` edge, else one in a
+#: function a `lazy` edge, else (typing-only imports alone) a `type` edge.
+RUNS: dict[str, str] = {"import": "import", "call": "lazy", "never": "type"}
+#: The edge kinds that are imports (every kind but `reference`).
+IMPORT_KINDS = tuple(RUNS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +125,9 @@ class FileIndex:
 
 
 class Edge(NamedTuple):
-    """A file -> file edge: `kind` is `import`, `type` (every import from the source to the
-    target is typing-only: no dependency at runtime) or `reference`; `weight` ranks it."""
+    """A file -> file edge: `kind` is `import`, `lazy` (every import from the source to the
+    target is in a function or typing-only: none runs when the source is imported), `type`
+    (every one is typing-only: no dependency at runtime) or `reference`; `weight` ranks it."""
 
     source: str
     target: str

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..._fs import open_below, read_fd
-from .records import FileIndex, Import
+from .records import RUNS, FileIndex, Import
 
 __all__ = ["Resolution", "python_module_names", "resolve_all"]
 
@@ -50,18 +50,22 @@ _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 # local name -> ((file, member), ...): `member` is the name bound in that file, "" for the module
 # itself (`import mod`, `* as ns`, a Go package), "*" for a star import
 Bindings = dict[str, tuple[tuple[str, str], ...]]
+#: `Import.runs` as its place in `RUNS` (the earliest first), and back to the edge kind.
+_WHEN = {runs: n for n, runs in enumerate(RUNS)}
+_KIND = tuple(RUNS.values())
 
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """Resolved imports of every file: `edges[path]` counts imports per target file (typing-only
-    ones too), `typing_only[path]` the targets only typing-only imports reach (an edge of kind
-    `type`), and `bindings[path]` says which file each name bound by an import comes from."""
+    """Resolved imports of every file: `edges[path]` counts imports per target file (deferred
+    and typing-only ones too), `later[path]` the kind of each edge to a target no import reaches
+    when `path` is imported (`lazy` or `type`: `records.RUNS`), and `bindings[path]` says which
+    file each name bound by an import comes from."""
 
     edges: dict[str, Counter[str]]
     externals: dict[str, tuple[str, ...]]
     bindings: dict[str, Bindings] = field(default_factory=dict)
-    typing_only: dict[str, frozenset[str]] = field(default_factory=dict)
+    later: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
@@ -76,10 +80,10 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
     edges: dict[str, Counter[str]] = {}
     externals: dict[str, tuple[str, ...]] = {}
     bindings: dict[str, Bindings] = {}
-    typing_only: dict[str, frozenset[str]] = {}
+    later: dict[str, dict[str, str]] = {}
     for path, record in files.items():
         counts: Counter[str] = Counter()
-        runtime: set[str] = set()  # targets some import reaches when the code runs
+        earliest: dict[str, int] = {}  # target -> when its earliest import runs (_WHEN)
         outside: set[str] = set()
         bound: dict[str, list[tuple[str, str]]] = {}
         for imp in record.imports:
@@ -96,8 +100,9 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
                 pairs = _bind_other(record.language, imp, targets)
             if targets:
                 counts.update(targets)  # a self-import stays: it is written, and grimp counts it
-                if not imp.typing_only:
-                    runtime.update(targets)
+                when = _WHEN[imp.runs]
+                for target in targets:
+                    earliest[target] = min(earliest.get(target, when), when)
             else:
                 outside.add(_external_name(record.language, imp))
             for local, target, member in pairs:
@@ -110,9 +115,10 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
         externals[path] = tuple(sorted(n for n in outside if n))
         if bound:
             bindings[path] = {k: tuple(v) for k, v in bound.items()}
-        if len(runtime) < len(counts):
-            typing_only[path] = frozenset(counts.keys() - runtime)
-    return Resolution(edges, externals, bindings, typing_only)
+        kinds = {target: _KIND[when] for target, when in earliest.items() if when}
+        if kinds:
+            later[path] = kinds
+    return Resolution(edges, externals, bindings, later)
 
 
 def _bind_other(language: str, imp: Import, targets: list[str]) -> list[tuple[str, str, str]]:

@@ -206,11 +206,11 @@ ROWS: tuple[tuple[str, Op], ...] = (
         _cycles,
         "limit",
         answer=lambda g, a: g.cycles(
-            number(a, "limit", 50), include_type_imports=flag(a, "include_type_imports")
+            number(a, "limit", 50), include_deferred_imports=flag(a, "include_deferred_imports")
         ),
-        cli=("include_type_imports",),
+        cli=("include_deferred_imports",),
         about="Import cycles: strongly connected files, largest first, each with one "
-        "concrete cycle; imports made only for type checkers (if TYPE_CHECKING:) do not "
-        "count." + SAFE,
+        "concrete cycle; only imports that run when a module is imported count, not those "
+        "inside functions or made only for type checkers (if TYPE_CHECKING:)." + SAFE,
     ),
 )

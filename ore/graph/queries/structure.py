@@ -49,8 +49,9 @@ def import_cycles(
     runtime: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[Cycle]:
     """Strongly connected components of import edges, each with one concrete loop, largest
-    first. `runtime`: the edges of `imports` that run, when `imports` holds typing-only ones
-    too; a component's loop is then a runtime one when it has any, and says which it is."""
+    first. `runtime`: the edges of `imports` that run at import time, when `imports` holds
+    deferred ones too (in a function, typing-only); a component's loop is then one of them
+    when it has any, and says which it is."""
     found = []
     for component in rank.strong_components(files, imports):
         if len(component) == 1 and component[0] not in imports[component[0]]:
@@ -76,7 +77,7 @@ def _runtime_loop(
     component: list[str], runtime: Mapping[str, Mapping[str, float]]
 ) -> list[str] | None:
     """A loop of runtime imports inside `component` (through the first file of its largest
-    runtime component), or None when it closes only through typing-only imports."""
+    runtime component), or None when it closes only through deferred imports."""
     inner = _within(component, runtime)
     cores = [
         core

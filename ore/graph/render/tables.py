@@ -141,6 +141,6 @@ def path_text(p: DependencyPath) -> str:
 def cycles_text(rows: Sequence[Cycle]) -> str:
     out = []
     for n, c in enumerate(rows, 1):
-        how = "" if c.runtime else ", only through type imports"
+        how = "" if c.runtime else ", only through deferred imports"
         out.append(f"cycle {n} ({len(c.files)} files{how}): " + " -> ".join(c.cycle))
     return "\n".join(out)
