@@ -224,8 +224,9 @@ def path(source: str, target: str, root: str, as_json: bool) -> None:
     "--include-type-imports",
     "include_deferred_imports",
     is_flag=True,
-    help="Count deferred imports too: those inside functions and those made only for type "
-    "checkers (`if TYPE_CHECKING:`, `import type`). --include-type-imports is its old name.",
+    help="Count deferred imports too: those inside functions, under `if __name__ == "
+    "'__main__':` and those made only for type checkers (`if TYPE_CHECKING:`, `import type`). "
+    "--include-type-imports is its old name.",
 )
 @_common(50)
 def cycles(include_deferred_imports: bool, root: str, as_json: bool, limit: int) -> None:

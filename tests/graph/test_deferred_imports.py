@@ -1,5 +1,7 @@
 """Imports inside a function run only when it is called: recorded as such (`Import.runs ==
-"call"`), kept as edges of kind `lazy`, and left out of `cycles` unless asked for.
+"call"`), kept as edges of kind `lazy`, and left out of `cycles` unless asked for; so do those
+in the body of `if __name__ == "__main__":`, which run only when the file is run as a script
+(`script`: rich's `pager.py` imports `rich.__main__` there for a demo).
 
 Python code imports inside a function precisely to break an import-time cycle (python-dateutil's
 `tz.py` imports `rrule` inside a method, `rrule.py` imports `parser` inside one, and importing
@@ -46,6 +48,9 @@ TREE = {
         "                nest_a = None\n"
         "    return inner\n"
     ),
+    # a demo under `if __name__ == "__main__":` runs only when the file is run as a script
+    "pkg/demo_a.py": "from pkg import demo_b\n",
+    "pkg/demo_b.py": 'if __name__ == "__main__":\n    from pkg.demo_a import main\n    main()\n',
     # counted: a module-level `try:` import runs when the module is imported
     "pkg/try_a.py": (
         "try:\n    from pkg import try_b\nexcept ImportError:  # pragma: no cover\n    try_b = None\n"
@@ -57,7 +62,11 @@ TREE = {
 }
 
 EAGER = [("pkg/cls_a.py", "pkg/cls_b.py"), ("pkg/try_a.py", "pkg/try_b.py")]
-DEFERRED = [("pkg/nest_a.py", "pkg/nest_b.py"), ("pkg/parser.py", "pkg/rrule.py", "pkg/tz.py")]
+DEFERRED = [
+    ("pkg/demo_a.py", "pkg/demo_b.py"),
+    ("pkg/nest_a.py", "pkg/nest_b.py"),
+    ("pkg/parser.py", "pkg/rrule.py", "pkg/tz.py"),
+]
 
 
 @pytest.fixture
@@ -102,6 +111,12 @@ def df():
 lam = lambda: __import__("m12")
 if m1:
     import m13
+if __name__ == "__main__":
+    import m14
+    def main():
+        import m15
+else:
+    import m16
 """
     record = extract("m.py", "python", src)
     runs = {imp.module or imp.names[0]: imp.runs for imp in record.imports}
@@ -119,6 +134,9 @@ if m1:
         "m10": "call",
         "m11": "call",
         "m13": "import",
+        "m14": "script",  # only when the file is run as a script
+        "m15": "call",
+        "m16": "import",  # the else of that guard runs on import
     }
 
 

@@ -74,7 +74,7 @@ __all__ = [
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
 # then rebuild.
-MAGIC = b"ore-graph-index 9\n"
+MAGIC = b"ore-graph-index 10\n"
 _SUM = 32
 _LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
@@ -492,7 +492,7 @@ def _check_imports(imports: _Columns, counts: tuple[int, ...]) -> None:
     _ints(imports[2], imports[3])
     _text(imports[6])
     if set(imports[6]) - RUNS.keys():
-        raise ValueError("an import that runs neither at import, on a call nor never")
+        raise ValueError("an import that runs at no time `records.RUNS` knows")
 
 
 def _check_names(value: Any, rows: int) -> tuple[Any, ...]:

@@ -28,6 +28,10 @@ __all__ = ["captured"]
 _NOT_A_NAME = re.compile(rb"[^\w$.:\s\x1c-\x1f\x80-\xff]")
 _SIGNATURE_CHARS = 160
 _GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
+#: The Python captures (`languages`) whose imports do not run at import time, and when they do:
+#: under `if TYPE_CHECKING:` never (even in a function), in a function when it is called, in a
+#: `__main__` block when the file is run as a script.
+_DEFERRING = (("typing", "never"), ("deferred", "call"), ("script", "script"))
 
 
 def captured(
@@ -57,12 +61,12 @@ def captured(
     found = caps.get("import")
     if found:
         if language == "python":
-            guarded = _Spans(caps.get("typing", ()))
-            in_functions = _Spans(caps.get("deferred", ()))
+            # when an import in each span runs (`Import.runs`), the first span holding it says
+            where = [(runs, _Spans(caps.get(key, ()))) for key, runs in _DEFERRING]
             # captures come in the order the cursor finishes them, not quite document order
             for node in sorted(found, key=_start):
                 at = node.start_byte
-                runs = "never" if at in guarded else "call" if at in in_functions else "import"
+                runs = next((runs for runs, spans in where if at in spans), "import")
                 imports.extend(_python_imports(node, node.start_point[0] + 1, runs))
         else:
             declarators = {
@@ -199,8 +203,9 @@ def _import(language: str, node: Any, spec: str, declarator: Any) -> Import | No
 
 
 class _Spans:
-    """Byte spans of captured nodes (`if TYPE_CHECKING:` bodies, function bodies), nested ones
-    merged into the outermost: `at in spans` is a bisection, not a scan of every function."""
+    """Byte spans of captured nodes (the bodies of functions, of `if TYPE_CHECKING:`, of `if
+    __name__ == "__main__":`), nested ones merged into the outermost: `at in spans` is a
+    bisection, not a scan of every function."""
 
     __slots__ = ("_ends", "_starts")
 
@@ -221,7 +226,8 @@ class _Spans:
 
 def _python_imports(node: Any, line: int, runs: str) -> list[Import]:
     """The imports of one statement; `runs` says when (`Import.runs`): `never` under `if
-    TYPE_CHECKING:`, `call` in a function body, else `import`."""
+    TYPE_CHECKING:`, `call` in a function body, `script` under `if __name__ == "__main__":`,
+    else `import`."""
     if node.type == "import_statement":
         out = []
         for child in node.children_by_field_name("name"):

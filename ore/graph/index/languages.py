@@ -8,12 +8,13 @@ called, instantiated, subclassed, a decorator or a type), `qref` (the same throu
 `/// <reference path>`). A method call on any other receiver (`x.append()`, `self.f()`,
 `super().f()`, `"".join()`) is not captured: it is no evidence of which file it depends on.
 
-Five captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
+Six captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
 finds a parent by walking down from the root, so asking per symbol is quadratic in a deeply nested
 file): `in_class` (a function that is a Python or Rust method), `in_qualified` (a part of a
 qualified type: `pkg.T`, `ns.T`, `a::T`), `declarator` (a JS/TS `const x = require(...)`),
-`typing` (the body of a Python `if TYPE_CHECKING:` / `if X.TYPE_CHECKING:`: its imports never run)
-and `deferred` (the body of a Python function: its imports run only when it is called).
+`typing` (the body of a Python `if TYPE_CHECKING:` / `if X.TYPE_CHECKING:`: its imports never run),
+`deferred` (the body of a Python function: its imports run only when it is called) and `script`
+(the body of `if __name__ == "__main__":`: its imports run only when the file is run as a script).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ _PYTHON = """
 (if_statement condition: (identifier) @_guard consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
 (if_statement condition: (attribute attribute: (identifier) @_guard) consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
 (function_definition body: (block) @deferred)
+(if_statement condition: (comparison_operator (identifier) @_name (string (string_content) @_main)) consequence: (block) @script (#eq? @_name "__name__") (#eq? @_main "__main__"))
 """
 
 _JS_COMMON = """

@@ -46,9 +46,10 @@ class Import(NamedTuple):
     `runs`: when the import runs (`RUNS`; `kind` still says how it is written, this is what
     edges read): `import`, when the module holding it is imported; `call`, only when a function
     is called (a Python import anywhere in a `def` body: written there to break an import-time
-    cycle); `never`, it is there for the type checker (a Python import in the body of `if
-    TYPE_CHECKING:` or `if X.TYPE_CHECKING:`, even inside a function; a TS `import type` or
-    `export type ... from`).
+    cycle); `script`, only when the file is run as a script (a Python import in the body of `if
+    __name__ == "__main__":`, outside a function); `never`, it is there for the type checker (a
+    Python import in the body of `if TYPE_CHECKING:` or `if X.TYPE_CHECKING:`, even inside a
+    function; a TS `import type` or `export type ... from`).
     """
 
     module: str
@@ -62,10 +63,10 @@ class Import(NamedTuple):
 
 #: When an import runs (`Import.runs`), the earliest first, and the kind of an edge whose
 #: earliest import runs so: one import at import time makes an `import` edge, else one in a
-#: function a `lazy` edge, else (typing-only imports alone) a `type` edge.
-RUNS: dict[str, str] = {"import": "import", "call": "lazy", "never": "type"}
+#: function or a `__main__` block a `lazy` edge, else (typing-only imports alone) a `type` edge.
+RUNS: dict[str, str] = {"import": "import", "call": "lazy", "script": "lazy", "never": "type"}
 #: The edge kinds that are imports (every kind but `reference`).
-IMPORT_KINDS = tuple(RUNS.values())
+IMPORT_KINDS = tuple(dict.fromkeys(RUNS.values()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,6 +211,7 @@ ROWS: tuple[tuple[str, Op], ...] = (
         cli=("include_deferred_imports",),
         about="Import cycles: strongly connected files, largest first, each with one "
         "concrete cycle; only imports that run when a module is imported count, not those "
-        "inside functions or made only for type checkers (if TYPE_CHECKING:)." + SAFE,
+        "inside functions, under if __name__ == '__main__': or only for type checkers (if "
+        "TYPE_CHECKING:)." + SAFE,
     ),
 )
