@@ -254,3 +254,21 @@ def test_the_order_of_origins_is_read_in_the_import_block(tmp_path: Path) -> Non
     # a TYPE_CHECKING block and a function's own import come after the block, not in it
     assert imports.get("stdlib, third-party, local in that order") == 1.0, imports
     assert not any("not grouped" in name for name in imports)
+
+
+def test_a_fact_is_read_within_its_line() -> None:
+    """humanize and tomlkit (seed 8311): a bare `raise` read with the next line's first name
+    was the convention "raise use_months"; a parameter `exception: type[ParseError]` was
+    "except ion"."""
+    code = (
+        "def f(value, months):\n"
+        "    try:\n        g(value)\n    except ValueError:\n        raise\n\n"
+        "    use_months = months\n    return use_months\n\n\n"
+        "def parse_error(\n    self,\n    exception: type[ParseError] = ParseError,\n):\n"
+        "    raise exception('bad')\n"
+    )
+    labels = [label for _topic, label, _n, _line in file_facts("python", code)]
+    assert "raise use_months" not in labels
+    assert "except ion" not in labels
+    assert "except ValueError" in labels
+    assert "raise exception" in labels

@@ -790,3 +790,44 @@ def test_a_stub_body_is_like_other_stubs_not_like_a_procedure() -> None:
     assert return_shapes(lines, 8, 9).shapes == {"stub"}
     lines = STRUCTLOG["log/stdlib.py"].splitlines()
     assert return_shapes(lines, 11, 12).shapes == {"none"}
+
+
+def test_a_long_signature_keeps_its_return_annotation(tmp_path: Path) -> None:
+    """humanize (seed 8311): `naturaltime(value, future=False, months=True,
+    minimum_unit=..., when=...) -> str` was kept cut at 160 characters, its `-> str` lost,
+    and `similar naturaltime --mode signature` found nothing."""
+    head = (
+        "def naturaltime(value: dt.datetime | dt.timedelta | float, future: bool = False, "
+        "months: bool = True, minimum_unit: str = 'seconds', "
+        "when: dt.datetime | None = None) -> str:\n"
+    )
+    files = {
+        "hz/time.py": head
+        + "    return naturaldelta(value, months, minimum_unit)\n\n\n"
+        + "def naturaldelta(value: dt.timedelta | float, months: bool = True, "
+        "minimum_unit: str = 'seconds') -> str:\n    return str(value)\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    (anchor,) = [s for s in g.symbol("naturaltime")]
+    assert anchor.signature.endswith("-> str")
+    assert [r.name for r in g.similar("naturaltime", mode="signature")] == ["naturaldelta"]
+
+
+def test_a_common_word_may_complete_a_compound_file_name(tmp_path: Path) -> None:
+    """humanize (seed 8311): "... a human-readable file size" did not list `filesize.py`,
+    the owner: `file` is too common in a description to be a term ("which file should hold
+    ..."), so `size` alone spelled half its name. Such a word may complete a name beside a
+    term, never cover one alone (`file.py` stays unnamed by it)."""
+    files = {
+        "hz/filesize.py": "def naturalsize(value, binary=False):\n    return str(value)\n",
+        "hz/number.py": "def intcomma(value):\n    return str(value)\n\n\n"
+        "def ordinal(value):\n    return str(value)\n",
+        "hz/time.py": "def naturaltime(value):\n    return str(value)\n",
+        "hz/file.py": "def open_file(path):\n    return path\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    found = [
+        f.path for f in g.place("format a number of bytes as a human-readable file size").files
+    ]
+    assert found[0] == "hz/filesize.py"
+    assert "hz/file.py" not in found

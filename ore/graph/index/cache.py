@@ -74,7 +74,7 @@ __all__ = [
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
 # then rebuild.
-MAGIC = b"ore-graph-index 10\n"
+MAGIC = b"ore-graph-index 11\n"
 _SUM = 32
 _LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.

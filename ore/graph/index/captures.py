@@ -26,7 +26,10 @@ __all__ = ["captured"]
 #: holds: a captured `qref` with one is dropped without copying its text, which for a method
 #: chain (`a.f().f().f()...`) spans the whole chain, once per link.
 _NOT_A_NAME = re.compile(rb"[^\w$.:\s\x1c-\x1f\x80-\xff]")
-_SIGNATURE_CHARS = 160
+#: A definition's one-line signature is kept whole up to this length: at 160, humanize's
+#: `naturaltime(value, future=False, months=True, minimum_unit=..., when=...) -> str` lost
+#: its return annotation, and `similar --mode signature` found nothing like it.
+_SIGNATURE_CHARS = 400
 _GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
 #: The Python captures (`languages`) whose imports do not run at import time, and when they do:
 #: under `if TYPE_CHECKING:` never (even in a function), in a function when it is called, in a

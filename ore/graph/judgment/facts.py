@@ -75,9 +75,11 @@ def _needles(rx: str) -> tuple[str, ...]:
 TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
     "errors": {
         "python": _rules(
-            ("raise {0}", r"^\s*raise\s+([A-Za-z_][\w.]*)"),
-            ("except {0}", r"^\s*except\s*\(?\s*([A-Za-z_][\w.]*)"),
-            ("bare except:", r"^\s*except\s*:"),
+            # within the line: a bare `raise` is not `raise` of the next line's first name,
+            # and a parameter named `exception` is no `except` clause
+            ("raise {0}", r"^\s*raise[ \t]+([A-Za-z_][\w.]*)"),
+            ("except {0}", r"^\s*except\b[ \t]*\(?[ \t]*([A-Za-z_][\w.]*)"),
+            ("bare except:", r"^\s*except[ \t]*:"),
             (
                 "error classes derive from {0}",
                 r"^\s*class\s+\w*(?:Error|Exception)\s*\(\s*([\w.]+)",

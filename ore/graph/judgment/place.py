@@ -36,7 +36,14 @@ from ..index.kinds import is_context, stub_beside_module
 from ..results import PlaceCommunity, PlaceFile, Placement
 from .scope import dominant_language, need_files
 from .shapes import snippet_shape, snippet_text
-from .terms import description_terms, name_compounds, name_coverage, own_name, query_terms
+from .terms import (
+    completing_words,
+    description_terms,
+    name_compounds,
+    name_coverage,
+    own_name,
+    query_terms,
+)
 
 if TYPE_CHECKING:
     from .view import GraphView
@@ -114,6 +121,7 @@ def suggest_place(
     df: Counter[str] = Counter(t for found in per_file.values() for t in found)
     n = len(candidates)
     asked = set(terms)
+    completing = completing_words(description)
     imported = _imported_files(g, modules)
     scored: list[PlaceFile] = []
     for path, found in per_file.items():
@@ -124,7 +132,7 @@ def suggest_place(
                 weight, where = found[term]
                 score += weight * math.log(1 + n / df[term])
                 reasons[where].append(term)
-        coverage, named = name_coverage(own_name(path), asked)
+        coverage, named = name_coverage(own_name(path), asked, completing)
         compounds = name_compounds(path)
         if compounds and all(c in asked for c in compounds):  # `s3.py` for "... to S3"
             coverage = 1.0

@@ -17,6 +17,7 @@ import unicodedata
 from .scope import split_words
 
 __all__ = [
+    "completing_words",
     "description_terms",
     "name_compounds",
     "name_coverage",
@@ -203,19 +204,24 @@ def name_compounds(path: str) -> list[str]:
     return [stem(c.lower()) for c in _COMPOUND.findall(raw)]
 
 
-def name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
+def name_coverage(
+    name: str, terms: set[str], completing: frozenset[str] = frozenset()
+) -> tuple[float, list[str]]:
     """The share of the words of a file's own name that the query's terms cover, and those
     terms. A term covers a word it is the stem of; a word written as several (`unitofwork`,
     `associationproxy`) is covered when terms of four letters or more (three at either end:
     `host` and `key` in `hostkeys`) spell at least three quarters of it (`unit` and `work`),
     not when one term is merely inside it (`graph` in `cographs`, `between` in
-    `betweenness`). The word's pieces are looked up among the terms,
-    not the terms searched in the word, so a long description costs no more per file."""
+    `betweenness`). A word of the description too common to be a term (`completing_words`:
+    `file`) may spell such a word with a term (`file` and `size` in `filesize`), never alone.
+    The word's pieces are looked up among the terms, not the terms searched in the word, so a
+    long description costs no more per file."""
     words = [w for w in split_words(name) if len(w) > 1 and not w.isdigit()]
     if not words:
         return 0.0, []
     found: dict[str, None] = {}
     covered = 0
+    pieces = terms | completing
     for word in words:
         word = word if word.isascii() else _folded(word)
         whole = stem(word)
@@ -228,14 +234,25 @@ def name_coverage(name: str, terms: set[str]) -> tuple[float, list[str]]:
                     piece
                     for i in range(size)
                     for j in range(i + 3, size + 1)
-                    if (piece := word[i:j]) in terms and (j > i + 3 or _at_an_end(word, i, j))
+                    if (piece := word[i:j]) in pieces and (j > i + 3 or _at_an_end(word, i, j))
                 )
             )
             if sum(map(len, hits)) < 0.75 * len(word) or max(map(len, hits), default=0) < 4:
                 hits = []  # a term of three letters only ever completes a longer one
+            hits = [h for h in hits if h in terms] and hits  # a common word never alone
         covered += bool(hits)
-        found.update(dict.fromkeys(hits))
+        found.update(dict.fromkeys(h for h in hits if h in terms))
     return covered / len(words), list(found)
+
+
+#: Words too common in a description to be terms ("which file should hold ...") that may still
+#: spell part of a file's compound name beside a term (`filesize`, `codegen`).
+_COMPLETING = frozenset({"file", "code", "module", "class", "function"})
+
+
+def completing_words(text: str) -> frozenset[str]:
+    """The words of `text` that may complete a compound name though they are no terms."""
+    return frozenset(w for w in split_words(text) if w in _COMPLETING)
 
 
 def _at_an_end(word: str, i: int, j: int) -> bool:
