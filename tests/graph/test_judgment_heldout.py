@@ -831,3 +831,29 @@ def test_a_common_word_may_complete_a_compound_file_name(tmp_path: Path) -> None
     ]
     assert found[0] == "hz/filesize.py"
     assert "hz/file.py" not in found
+
+
+def test_signature_mode_reads_the_annotated_return_and_names_of_no_parameter(
+    tmp_path: Path,
+) -> None:
+    """tomlkit and humanize (seed 8311): `load(fp) -> TOMLDocument` found nothing, though
+    `loads(string) -> TOMLDocument` is its twin (the project's own type returned by both
+    says what a call hands back); `thousands_separator() -> str` found nothing beside
+    `decimal_separator() -> str` (of no parameter, a name word shared with the same return
+    is a likeness; `version() -> str` shares none and stays out)."""
+    files = {
+        "tk/api.py": (
+            "def load(fp: IO[str]) -> TOMLDocument:\n    return parse(fp.read())\n\n\n"
+            "def loads(string: str | bytes) -> TOMLDocument:\n    return parse(string)\n\n\n"
+            "def dumps(data: Mapping) -> str:\n    return data.as_string()\n"
+        ),
+        "hz/i18n.py": (
+            "def thousands_separator() -> str:\n    return _THOUSANDS.get(_locale())\n\n\n"
+            "def decimal_separator() -> str:\n    return _DECIMAL.get(_locale())\n\n\n"
+            "def version() -> str:\n    return _VERSION.strip()\n"
+        ),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    assert [r.name for r in g.similar("load", mode="signature")] == ["loads"]
+    names = [r.name for r in g.similar("thousands_separator", mode="signature")]
+    assert names == ["decimal_separator"]

@@ -87,6 +87,77 @@ def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, li
     return total / max(len(wanted), len(other)), shared
 
 
+#: Types any function may return: an annotation naming only these says little.
+_COMMON_TYPES = frozenset(
+    [
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "None",
+        "Any",
+        "object",
+        "dict",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "Iterator",
+        "Iterable",
+        "Generator",
+        "Optional",
+        "Union",
+        "Self",
+        "T",
+        "Callable",
+        "Sequence",
+        "Mapping",
+        "type",
+        "string",
+        "number",
+        "boolean",
+        "void",
+        "any",
+        "unknown",
+        "undefined",
+        "null",
+        "Promise",
+        "Array",
+        "Record",
+        "error",
+    ]
+)
+#: Words of names too common to make two functions of no parameter siblings.
+_NAME_FILLER = frozenset(
+    [
+        "get",
+        "set",
+        "is",
+        "has",
+        "can",
+        "to",
+        "from",
+        "of",
+        "the",
+        "as",
+        "for",
+        "with",
+        "by",
+        "and",
+        "or",
+    ]
+)
+
+
+def _common_type(annotation: str) -> bool:
+    return all(name in _COMMON_TYPES for name in NAME.findall(annotation))
+
+
+def _shares_a_word(a: list[str], b: list[str]) -> bool:
+    return bool({w for w in a if len(w) > 2} & set(b) - _NAME_FILLER)
+
+
 def _returns_alike(a: str, b: str) -> float:
     """Two return annotations: the same 1.0, sharing a name 0.5."""
     if a == b:
@@ -128,10 +199,19 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
                 same_return = max(same_return, _returns_alike(annotated, other))
             score += 0.3 * same_return
             own_return = bool((shapes.shapes & anchor.returns.shapes) - _WEAK_RETURNS)
+            same_type = bool(annotated) and annotated == other
+            # the project's own type annotated as the return of both (tomlkit's `load(fp)` and
+            # `loads(string)`, `-> TOMLDocument`) says what a call hands back
+            own_return = own_return or (same_type and not _common_type(annotated))
             # the same words name it, with the same annotated return: a Protocol's stub of
-            # it, an alias (`getEffectiveLevel`), whatever the parameters share
-            namesake = bool(named and annotated) and split_words(s.name) == named
-            namesake = namesake and _returns_alike(annotated, other) == 1.0
+            # it, an alias (`getEffectiveLevel`); of no parameter, a name word shared is
+            # enough (`thousands_separator() -> str`, `decimal_separator() -> str`)
+            words = split_words(s.name)
+            namesake = (
+                same_type
+                and bool(named)
+                and (words == named or (not wanted and not params and _shares_a_word(words, named)))
+            )
             if not (own_return or namesake) and (
                 not pairing or (len(wanted) >= 3 and len(shared) < 2)
             ):
