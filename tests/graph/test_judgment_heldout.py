@@ -857,3 +857,38 @@ def test_signature_mode_reads_the_annotated_return_and_names_of_no_parameter(
     assert [r.name for r in g.similar("load", mode="signature")] == ["loads"]
     names = [r.name for r in g.similar("thousands_separator", mode="signature")]
     assert names == ["decimal_separator"]
+
+
+def test_a_clone_family_is_listed_once_before_other_findings(tmp_path: Path) -> None:
+    """tomlkit (seed 8311): seven of `duplicates`' first ten were slices of one pattern, the
+    operator wrappers `Integer` and `Float` share. A group whose places lie in the
+    definitions that hold an earlier group's places comes after the other groups (none is
+    dropped); a copy between two methods of one large class stays a finding of its own."""
+
+    def wrappers(cls: str) -> str:
+        ops = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift")
+        body = "".join(
+            f"    def __{op}__(self, other):\n"
+            f"        result = super().__{op}__(other)\n"
+            "        if result is NotImplemented:\n            return result\n"
+            "        return self._new(result)\n\n"
+            for op in ops
+        )
+        return f"class {cls}(Item):\n{body}\n"
+
+    copied = (
+        "    def {name}(self, items):\n        seen = set()\n        out = []\n"
+        "        for item in items:\n            if item.key in seen:\n                continue\n"
+        "            seen.add(item.key)\n            out.append(item.render(self.indent))\n"
+        "        return '\\n'.join(out)\n\n"
+    )
+    big = (
+        "class Container:\n" + copied.format(name="render_table") + copied.format(name="render_aot")
+    )
+    files = {"tk/items.py": wrappers("Integer") + "\n" + wrappers("Float"), "tk/container.py": big}
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    groups = g.duplicates()
+    places = [{o.path for o in c.occurrences} for c in groups]
+    first_container = places.index({"tk/container.py"})
+    assert first_container == 1, [[(o.path, o.start) for o in c.occurrences] for c in groups]
+    assert len(groups) > 2  # the wrappers' other slices are still listed, after it

@@ -13,7 +13,8 @@ spans, and a group whose every place lies inside a distinct place of a larger gr
 so is a renamed group of under one token per four lines (`trivial.mostly_prose`).
 Groups with a place in library code come before groups found only in tests, examples and docs
 (`index.kinds.is_context`): context repeats itself by design; at each level, groups of code
-before groups that copy no code (`non_code`: prose, signatures, data tables). A Python stub
+before groups that copy no code (`non_code`: prose, signatures, data tables), and a group of
+a family already listed after the rest (`families`). A Python stub
 beside its module (`more.pyi` by `more.py`) is not searched unless named: its `@overload`
 ladders repeat parameter lists by design, and its module holds the code.
 
@@ -39,6 +40,7 @@ from ..results import CloneGroup, Occurrence
 from . import trivial
 from .cuts import CUTS, Edges
 from .exactness import settle
+from .families import Families
 from .memo import remembered
 from .non_code import NonCode
 from .runs import LineEnds, line_groups
@@ -60,7 +62,7 @@ MIN_TOKENS = 15
 #: tokens whatever the minimum asked (shapes set docstrings and annotations aside).
 _STRUCTURAL_TOKENS = 50
 _KIND_ORDER = {"exact": 0, "renamed": 1, "structural": 2}
-_UNFLOODED = 17  # bumped when what `_unflooded` keeps changes: answers kept before are stale
+_UNFLOODED = 19  # bumped when what `_unflooded` keeps changes: answers kept before are stale
 
 
 def find_clones(
@@ -125,13 +127,12 @@ def find_clones(
         context = cache(is_context)  # once per path, not per place of every group
 
         after_code = NonCode(shapes, lines)  # prose, signatures, tables: after copied code
-        kept.sort(
-            key=lambda c: (
-                all(context(o.path) for o in c.occurrences),
-                after_code(c),
-                *_heaviest(c),
-            )
-        )
+        levels = {id(c): (all(context(o.path) for o in c.occurrences), after_code(c)) for c in kept}
+        kept.sort(key=lambda c: (*levels[id(c)], *_heaviest(c)))
+        # at each level, a group of a family already listed after the rest (`families`)
+        repeats = Families(g).repeats(kept)
+        again = {id(c) for c, r in zip(kept, repeats, strict=True) if r}
+        kept.sort(key=lambda c: (*levels[id(c)], id(c) in again))  # stable: heaviest first
         return kept
 
     # the same files with the same contents give the same groups: kept by content (`memo`)
