@@ -892,3 +892,44 @@ def test_a_clone_family_is_listed_once_before_other_findings(tmp_path: Path) -> 
     first_container = places.index({"tk/container.py"})
     assert first_container == 1, [[(o.path, o.start) for o in c.occurrences] for c in groups]
     assert len(groups) > 2  # the wrappers' other slices are still listed, after it
+
+
+def test_place_reads_names_from_their_start_and_knows_underscored_test_folders(
+    tmp_path: Path,
+) -> None:
+    """An outside tester on trio: "a lock that many tasks wait on" put `_mock_clock.py`
+    first (`lock` spells four fifths of `clock`), and a file under `_tests/` above the
+    library (trio's test folders are `_tests`)."""
+    files = {
+        "trio/_core/_mock_clock.py": "class MockClock:\n    def jump(self, seconds):\n        return seconds\n",
+        "trio/_sync.py": (
+            "class Lock:\n    def acquire(self):\n        return True\n\n"
+            "    def wait_for_release(self):\n        return None\n"
+        ),
+        "trio/_tests/type_tests/task_status.py": (
+            "def check_task_status_wait(task):\n    return task.wait()\n"
+        ),
+        "trio/_other.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(10)),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    found = [f.path for f in g.place("a lock that many tasks wait on").files]
+    assert found[0] == "trio/_sync.py"
+    assert "trio/_core/_mock_clock.py" not in found
+    assert "trio/_tests/type_tests/task_status.py" not in found
+
+
+def test_a_typescript_declaration_beside_its_module_is_no_answer(tmp_path: Path) -> None:
+    """An outside tester on @jupyter-widgets/controls: `place "a color picker widget"` put
+    `lib/widget_color.d.ts` first, before the code it declares."""
+    from ore.graph.index.kinds import stub_beside_module
+
+    files = {
+        "lib/widget_color.js": "export class ColorPickerModel {\n  pick() { return 1; }\n}\n",
+        "lib/widget_color.d.ts": "export declare class ColorPickerModel {\n  pick(): number;\n}\n",
+        "types/only.d.ts": "export declare function helper(): void;\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    found = [f.path for f in g.place("a color picker widget").files]
+    assert found[0] == "lib/widget_color.js"
+    assert "lib/widget_color.d.ts" not in found
+    assert not stub_beside_module("types/only.d.ts", g.index.files)

@@ -14,7 +14,7 @@ from .source import read_source
 
 __all__ = ["is_context", "is_generated", "is_test", "stub_beside_module"]
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
+_TEST_DIRS = frozenset({"test", "tests", "_tests", "testing", "__tests__", "spec", "specs", "e2e"})
 _TEST_FILE = re.compile(
     r"(^test_.*\.pyi?$|.*_test\.(py|go)$|^conftest\.py$|.*\.(test|spec)\.[cm]?[jt]sx?$)"
 )
@@ -44,9 +44,24 @@ def is_generated(root: str | os.PathLike[str], path: str) -> bool:
     return head is not None and bool(_GENERATED.search(head))
 
 
+_DECLARATIONS = (".d.ts", ".d.mts", ".d.cts")
+_DECLARED = {
+    ".d.ts": (".ts", ".tsx", ".js", ".jsx"),
+    ".d.mts": (".mts", ".mjs"),
+    ".d.cts": (".cts", ".cjs"),
+}
+
+
 def stub_beside_module(path: str, files: Container[str]) -> bool:
-    """Whether `path` is a Python stub whose module is in the tree too (`recipes.pyi` beside
-    `recipes.py`): a second copy of the module's names, no answer of its own (it came back as
-    the name asked about in `similar`, ranked above the module in `place`, and was a central
-    file of 0 dependents in `signature`)."""
-    return path.endswith(".pyi") and path[:-1] in files
+    """Whether `path` is a stub whose module is in the tree too (`recipes.pyi` beside
+    `recipes.py`, `widget_color.d.ts` beside `widget_color.js` or `.ts`): a second copy of the
+    module's names, no answer of its own (it came back as the name asked about in `similar`,
+    ranked above the module in `place`, and was a central file of 0 dependents in
+    `signature`)."""
+    if path.endswith(".pyi"):
+        return path[:-1] in files
+    for suffix in _DECLARATIONS:
+        if path.endswith(suffix):
+            stem = path[: -len(suffix)]
+            return any(stem + ext in files for ext in _DECLARED[suffix])
+    return False

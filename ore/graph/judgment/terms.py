@@ -212,7 +212,7 @@ def name_coverage(
     `associationproxy`) is covered when terms of four letters or more (three at either end:
     `host` and `key` in `hostkeys`) spell at least three quarters of it (`unit` and `work`),
     not when one term is merely inside it (`graph` in `cographs`, `between` in
-    `betweenness`). A word of the description too common to be a term (`completing_words`:
+    `betweenness`), nor when none of them opens it (`lock` spells four fifths of `clock`). A word of the description too common to be a term (`completing_words`:
     `file`) may spell such a word with a term (`file` and `size` in `filesize`), never alone.
     The word's pieces are looked up among the terms, not the terms searched in the word, so a
     long description costs no more per file."""
@@ -239,6 +239,8 @@ def name_coverage(
             )
             if sum(map(len, hits)) < 0.75 * len(word) or max(map(len, hits), default=0) < 4:
                 hits = []  # a term of three letters only ever completes a longer one
+            elif not any(word.startswith(h) for h in hits):
+                hits = []  # the pieces spell the word from its start: `lock` is no `clock`
             hits = [h for h in hits if h in terms] and hits  # a common word never alone
         covered += bool(hits)
         found.update(dict.fromkeys(h for h in hits if h in terms))

@@ -24,7 +24,7 @@ from . import rank
 
 __all__ = ["TEST_JUMP", "communities", "derived_key", "pagerank"]
 
-_MAGIC = b"ore-graph-derived 5\n"
+_MAGIC = b"ore-graph-derived 6\n"
 TEST_JUMP = 0.1
 
 
