@@ -420,12 +420,19 @@ class CodeGraph:
         snippet: str | bytes | None = None,
         limit: int | None = 5,
         include_context: bool = False,
+        language: str | None = None,
     ) -> Placement:
-        """Where new code described so (and optionally given) belongs: communities and files."""
+        """Where new code described so (and optionally given) belongs: communities and files;
+        `language` is the snippet's (default: the tree's main one)."""
         from .judgment.place import suggest_place
 
         return suggest_place(
-            self, description, snippet=snippet, limit=_cap(limit), include_context=include_context
+            self,
+            description,
+            snippet=snippet,
+            limit=_cap(limit),
+            include_context=include_context,
+            language=language,
         )
 
     def signature(self, level: str = "standard", max_tokens: int | None = None) -> Signature:

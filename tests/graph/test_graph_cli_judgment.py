@@ -371,3 +371,26 @@ def test_each_command_is_registered_with_an_example(name: str | None) -> None:
     assert isinstance(command, click.Command)
     assert command.help and "Example:" in command.help
     assert "--json" in {opt for p in command.params for opt in getattr(p, "opts", [])}
+
+
+def test_place_reads_a_snippet_file_in_the_language_its_extension_names(tmp_path: Path) -> None:
+    """An outside tester: `place "color picker" --snippet web/widget.ts` in a mostly Python
+    tree said "snippet does not parse as python", where `similar` and `consistent` read the
+    same file as TypeScript."""
+    root = tree(
+        tmp_path,
+        "mixed",
+        {
+            "a.py": "def a():\n    pass\n",
+            "b.py": "def b():\n    pass\n",
+            "web/picker.ts": "export function pickColor(x: number): string {\n  return String(x);\n}\n",
+        },
+    )
+    snippet = tmp_path / "widget.ts"
+    snippet.write_text(
+        "export function colorPicker(x: number): string {\n  return String(x);\n}\n",
+        encoding="utf-8",
+    )
+    found = as_json("place", "color picker", "--snippet", str(snippet), "--root", str(root))
+    assert isinstance(found, dict)
+    assert found["files"][0]["path"] == "web/picker.ts"

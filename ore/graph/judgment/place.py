@@ -98,13 +98,15 @@ def suggest_place(
     snippet: str | bytes | None = None,
     limit: int | None = 5,
     include_context: bool = False,
+    language: str | None = None,
 ) -> Placement:
-    """Communities and files where code described by `description` fits, best first."""
+    """Communities and files where code described by `description` fits, best first; a
+    snippet is read as `language` (default: the tree's main one)."""
     need_files(g, g.files, "place")
     terms = description_terms(description)
     modules: set[str] = set()
     if snippet is not None:
-        lang = dominant_language(g, None)
+        lang = dominant_language(g, language)
         snippet_shape(snippet, lang)
         record = extract("<snippet>", lang, snippet_text(snippet).encode("utf-8"))
         words = [s.name for s in record.symbols] + [name for name, _n in record.refs]

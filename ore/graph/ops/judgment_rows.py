@@ -106,11 +106,13 @@ def _place(g: CodeGraph, args: Mapping[str, str]) -> str:
     from ..render.judgment import placement_text
 
     description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
+    language = None
     if snippet:
-        snippet = one_snippet(snippet)[0]
+        snippet, language = one_snippet(snippet)
     elif not description.strip():
         raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
-    return placement_text(g.place(description, snippet=snippet, limit=number(args, "limit", 5)))
+    found = g.place(description, snippet=snippet, limit=number(args, "limit", 5), language=language)
+    return placement_text(found)
 
 
 def _files(g: CodeGraph, args: Mapping[str, str]) -> str:
@@ -192,8 +194,9 @@ def _answer_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
     from ..judgment.snippets import one_snippet
 
     description, snippet = args.get("description", ""), args.get(SNIPPET_ARG)
+    language = None
     if snippet is not None:
-        snippet = one_snippet(snippet, name=args.get("snippet_name", ""))[0]
+        snippet, language = one_snippet(snippet, name=args.get("snippet_name", ""))
     elif "description" not in args:
         raise GraphError("this op needs 'description=...' (what the new code does) or a snippet")
     return g.place(
@@ -201,6 +204,7 @@ def _answer_place(g: CodeGraph, args: Mapping[str, str]) -> Any:
         snippet=snippet,
         limit=number(args, "limit", 5),
         include_context=flag(args, "include_context"),
+        language=language,
     )
 
 
