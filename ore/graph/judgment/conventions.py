@@ -363,7 +363,13 @@ def _convention(topic: str, tally: _Tally, files: Sequence[str]) -> Convention:
     patterns = _without_roots(patterns)
     patterns.sort(key=lambda p: (-p.share, -p.count, p.name))
     shown = tuple(patterns[: _SHOWN * (3 if topic == "naming" else 1)])
-    if not shown:
+    if not shown and tally.counts:  # seen, but none common enough to be a convention
+        label, count = max(tally.counts.items(), key=lambda kv: (kv[1], kv[0]))
+        summary = (
+            f"no {topic} pattern is common enough to be a convention in {len(files)} files "
+            f"({len(tally.counts)} seen, the most frequent '{label}' {count} times)"
+        )
+    elif not shown:
         summary = f"no {topic} patterns found in {len(files)} files"
     else:
         summary = "; ".join(_said(p) for p in shown[:3])
