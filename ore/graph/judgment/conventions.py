@@ -220,14 +220,15 @@ def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
     for imp in record.imports:
         where = f"{path}:{imp.line}"
         if record.language == "python":
-            tally.add("relative imports" if imp.level else "absolute imports", where)
+            head = imp.module.split(".")[0]
+            origin = 0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
+            if origin == 2:  # how the project imports itself: `import os` is no absolute import
+                tally.add("relative imports" if imp.level else "absolute imports", where)
             tally.add("from x import y" if imp.kind == "from" else "import x", where)
             if "*" in imp.names:
                 tally.add("star imports", where)
             if imp.kind == "import" and imp.binds and imp.binds[0] != imp.module.split(".")[0]:
                 tally.add(f"import {imp.module} as {imp.binds[0]}", where)
-            head = imp.module.split(".")[0]
-            origin = 0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
             order.append((imp.line, origin))
         elif family(record.language) == "js":
             relative = imp.module.startswith(".")

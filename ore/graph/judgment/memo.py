@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ENTRIES", "MEMO_MAGIC", "remembered"]
 
-MEMO_MAGIC = b"ore-graph-memo 13\n"  # bump when an answer kept here is computed differently
+MEMO_MAGIC = b"ore-graph-memo 14\n"  # bump when an answer kept here is computed differently
 MAX_ENTRIES = 32
 T = TypeVar("T")
 
