@@ -84,7 +84,7 @@ def hits(root: str, as_json: bool, limit: int) -> None:
 
     with reported():
         h = _answer("hits", root, limit=limit)
-        _show(as_json, h, lambda: tables.hits_text(h), None if h.hubs else "no files")
+        _show(as_json, h, lambda: tables.hits_text(h))
 
 
 @graph.command()

@@ -28,6 +28,8 @@ CRITERIA = ARG_CHOICES["criteria"]
 LEVELS = ARG_CHOICES["level"]
 SORTS = ARG_CHOICES["sort"]
 LANGUAGES = ARG_CHOICES["language"]
+#: How a language is written in a sentence ("no TypeScript file is indexed").
+_LANGUAGE_NAMES = {"javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TSX"}
 
 _CONTEXT_HELP = (
     "Rank tests, examples and docs as equals of library code (by default they come after it, "
@@ -353,7 +355,9 @@ def files(language: str | None, sort: str, root: str, as_json: bool, limit: int 
 
     with reported():
         rows = answer("files", root, language=language, sort=sort, limit=limit)
-        show(as_json, rows, lambda: files_text(rows), "no files indexed")
+        which = _LANGUAGE_NAMES.get(language, language.capitalize()) if language else None
+        empty = f"no {which} file is indexed" if which else "no files indexed"
+        show(as_json, rows, lambda: files_text(rows), empty)
 
 
 def search_by_file(query: str, root: str, as_json: bool, limit: int) -> None:

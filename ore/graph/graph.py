@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import posixpath
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -370,6 +371,13 @@ class CodeGraph:
         library code before tests, examples and docs unless `include_context`."""
         from .judgment.similar import find_similar
 
+        if name is not None and not name.strip():
+            raise GraphError("the name to compare is empty; give an identifier, or Class.method")
+        if name is not None and not name.rpartition(".")[2].strip():
+            raise GraphError(
+                f"'{name}' names nothing after its last dot; give an identifier, or Class.method"
+            )
+
         return find_similar(
             self,
             name,
@@ -448,33 +456,36 @@ class CodeGraph:
     # -- names ---------------------------------------------------------------------------------
 
     def resolve_file(self, file: str) -> str:
-        """The indexed path `file` names (relative, absolute, or a unique path suffix)."""
+        """The indexed path `file` names (relative, absolute, or a unique path suffix; `a//b`,
+        `a/./b` and `./b` name what `a/b` and `b` do)."""
+        from .render.export import plain_name, shown_name
+
         name = file.replace(os.sep, "/")
         if os.path.isabs(file):
             try:
                 name = Path(file).resolve().relative_to(self.root).as_posix()
             except (ValueError, OSError):
                 raise GraphError(f"'{file}' is outside the root {self.root}") from None
-        while name.startswith("./"):
-            name = name[2:]
+        if name not in self.index.files:
+            name = posixpath.normpath(name)
         if name in self.index.files:
             return name
-        if "\\x" in name:  # a name as results show it: a byte that is not UTF-8 as `\xNN`
-            from .render.export import shown_name
-
-            shown = [p for p in self.files if shown_name(p) == name]
+        if "\\" in name:  # a name as results show it: a byte not UTF-8 or a control as `\xNN`
+            shown = [p for p in self.files if name in (shown_name(p), plain_name(p))]
             if len(shown) == 1:
                 return shown[0]
         suffix = [p for p in self.files if p.endswith("/" + name)]
         if len(suffix) == 1:
             return suffix[0]
         if suffix:
-            listed = ", ".join(suffix[:3]) + (
+            listed = ", ".join(map(plain_name, suffix[:3])) + (
                 f" and {len(suffix) - 3} more" if len(suffix) > 3 else ""
             )
             raise GraphError(f"'{file}' is ambiguous ({listed}); give the path from the root")
         near = difflib.get_close_matches(name, self.files, n=1)
-        hint = f"; did you mean '{near[0]}'?" if near else "; give a path relative to the root"
+        hint = "; give a path relative to the root"
+        if near:
+            hint = f"; did you mean '{plain_name(near[0])}'?"
         raise GraphError(f"unknown file '{file}': not among the indexed files{hint}")
 
 

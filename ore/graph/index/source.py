@@ -9,7 +9,18 @@ from pathlib import Path
 
 from ..._fs import open_below, read_fd
 
-__all__ = ["SourceLines", "read_source"]
+__all__ = ["SourceLines", "read_source", "text_lines"]
+
+
+def text_lines(text: str) -> list[str]:
+    """`text` cut into lines as ORE numbers them everywhere (the index, its symbols, git and
+    `grep -n` do too): at each `\\n` only, a `\\r\\n` being one line break and a final line
+    break ending the last line. A lone `\\r`, a form feed, U+0085 or U+2028 is no line break,
+    as `str.splitlines` would make it: every line after one would be numbered one too many."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # what follows the last line break is no line
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def read_source(root: str | os.PathLike[str], path: str, *, limit: int) -> bytes | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..._fs import open_below, os_error_words, read_fd
 from ...errors import GraphError
 from ..index.extract import MAX_BYTES
+from ..index.source import text_lines
 from ..results import Chunk, Context, SearchHit
 
 __all__ = ["context", "read_lines", "search"]
@@ -22,8 +23,9 @@ _MAX_LINE = 200
 
 
 def read_lines(root: Path, path: str) -> list[str]:
-    """The lines of the indexed file `path` under `root`, as it is now (GraphError when it
-    cannot be read, or has grown past `MAX_BYTES`)."""
+    """The lines of the indexed file `path` under `root`, as it is now, numbered as the index
+    numbers them (`text_lines`; GraphError when it cannot be read, or has grown past
+    `MAX_BYTES`)."""
     try:
         fd = open_below(root, path)
         try:
@@ -34,7 +36,7 @@ def read_lines(root: Path, path: str) -> list[str]:
         raise GraphError(f"cannot read '{path}': {os_error_words(exc)}") from exc
     if len(data) > MAX_BYTES:
         raise GraphError(f"cannot read '{path}': it has grown past {MAX_BYTES:,} bytes")
-    return data.decode("utf-8", "replace").splitlines()
+    return text_lines(data.decode("utf-8", "replace"))
 
 
 def search(root: Path, files: Sequence[str], query: str, cap: int | None) -> list[SearchHit]:

@@ -1,4 +1,7 @@
-"""Plain-text renderings of the judgment results (what `ore graph ...` prints without `--json`)."""
+"""Plain-text renderings of the judgment results (what `ore graph ...` prints without `--json`).
+
+Every name and every line of found text placed in them goes through `cell` (a file's line break
+or tab shown `\\x0a`, as in a table), as in `ore.graph.render.tables`."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from ..results import (
     SimilarMatch,
     SnippetMatch,
 )
-from .tables import table
+from .tables import cell, table
 
 __all__ = [
     "clones_text",
@@ -40,7 +43,7 @@ def clones_text(groups: Sequence[CloneGroup]) -> str:
             f"{n}. {group.kind} clone, {group.lines} lines, {group.tokens} tokens, "
             f"{len(group.occurrences)} places"
         )
-        out += [f"   {o.path}:{o.start}-{o.end}" for o in group.occurrences]
+        out += [f"   {cell(o.path)}:{o.start}-{o.end}" for o in group.occurrences]
     return "\n".join(out)
 
 
@@ -65,31 +68,34 @@ def similar_text(rows: Sequence[SimilarMatch]) -> str:
 def conventions_text(rows: Sequence[Convention]) -> str:
     out = []
     for c in rows:
-        out.append(f"{c.topic} ({c.files} files): {c.summary}")
-        out += [f"  {p.share:>4.0%}  {p.name}  ({p.count}, e.g. {p.example})" for p in c.patterns]
+        out.append(f"{c.topic} ({c.files} files): {cell(c.summary)}")
+        out += [
+            f"  {p.share:>4.0%}  {cell(p.name)}  ({p.count}, e.g. {cell(p.example)})"
+            for p in c.patterns
+        ]
     return "\n".join(out)
 
 
 def consistency_text(c: Consistency) -> str:
-    out = [f"deviation {c.score:.2f} from the conventions of {c.scope} (0 = consistent)"]
+    out = [f"deviation {c.score:.2f} from the conventions of {cell(c.scope)} (0 = consistent)"]
     for d in c.criteria:
         checked = f"{d.checked} checked" if d.checked else "nothing to check"
         out.append(f"  {d.criterion}: {d.score:.2f} ({checked})")
-        out += [f"    - {text}" for text in d.deviations]
+        out += [f"    - {cell(text)}" for text in d.deviations]
     return "\n".join(out)
 
 
 def placement_text(p: Placement) -> str:
     if not p.files:
-        return "no file shares a term with the description: " + ", ".join(p.terms)
-    out = ["terms: " + ", ".join(p.terms), "communities:"]
+        return "no file shares a term with the description: " + ", ".join(map(cell, p.terms))
+    out = ["terms: " + ", ".join(map(cell, p.terms)), "communities:"]
     for c in p.communities:
-        out.append(f"  {c.score:.2f}  community {c.id}: {', '.join(c.files)}")
+        out.append(f"  {c.score:.2f}  community {c.id}: {', '.join(map(cell, c.files))}")
         if c.reasons:
-            out.append(f"        shares {', '.join(c.reasons)}")
+            out.append(f"        shares {', '.join(map(cell, c.reasons))}")
     out.append("files:")
     for f in p.files:
-        out.append(f"  {f.score:.2f}  {f.path}  ({'; '.join(f.reasons)})")
+        out.append(f"  {f.score:.2f}  {cell(f.path)}  ({'; '.join(map(cell, f.reasons))})")
     return "\n".join(out)
 
 
@@ -109,6 +115,6 @@ def file_hits_text(rows: Sequence[FileHits]) -> str:
     for group in rows:
         if out:
             out.append("")
-        out.append(f"{group.path} ({group.count})")
+        out.append(f"{cell(group.path)} ({group.count})")
         out += [f"  {hit.line:>5}: {hit.text}" for hit in group.hits]
     return "\n".join(out)

@@ -1,4 +1,12 @@
-"""Compact tables for people (`ore graph ...` without `--json`)."""
+"""Compact tables for people (`ore graph ...` without `--json`).
+
+The text's own layout (line breaks, indents, columns) is the only layout in it: every name
+placed in it, a file's above all, goes through `cell` (`plain_name`), so a line break, tab or
+other control character a name holds is shown `\\x0a` on the name's one line, in a table or
+not. The terminal boundary (`ore.cli.console.visible`, which keeps line breaks and tabs for the
+layout) could not tell them from the layout's own any more. Code lines (search hits, context)
+are shown as they are: they hold no line break, and the boundary makes the rest visible.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +27,7 @@ from ..results import (
 from .export import plain_name
 
 __all__ = [
+    "cell",
     "communities_text",
     "context_text",
     "cycles_text",
@@ -35,7 +44,7 @@ __all__ = [
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Left-aligned columns (numbers right-aligned), two spaces apart."""
-    cells = [[_cell(v) for v in row] for row in rows]
+    cells = [[cell(v) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     numeric = [all(isinstance(row[i], int | float) for row in rows) for i in range(len(headers))]
 
@@ -49,8 +58,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join([line(list(headers)), *(line(r) for r in cells)])
 
 
-def _cell(value: object) -> str:
-    """A value on one line: a name's line break or tab would split its row (`plain_name`)."""
+def cell(value: object) -> str:
+    """A value on one line: a name's line break or tab would split its row or line
+    (`plain_name`); the one way a name enters any text here."""
     if isinstance(value, float):
         return f"{value:.4f}"
     return plain_name(str(value))
@@ -61,7 +71,7 @@ def stats_text(s: GraphStats) -> str:
     languages = ", ".join(f"{k} {v}" for k, v in s.languages.items()) or "none"
     return "\n".join(
         [
-            f"root            {s.root}",
+            f"root            {cell(s.root)}",
             f"files           {s.files} ({languages})",
             f"edges           {s.edges} ({s.import_edges} import, {s.reference_edges} reference)",
             f"symbols         {s.symbols}",
@@ -82,6 +92,8 @@ def top_files_text(rows: Sequence[FileScore]) -> str:
 
 
 def hits_text(h: Hits) -> str:
+    if not h.hubs:
+        return "no files indexed"
     hubs = table(["hub", "path"], [(s.score, s.path) for s in h.hubs])
     authorities = table(["authority", "path"], [(s.score, s.path) for s in h.authorities])
     return hubs + "\n\n" + authorities
@@ -91,7 +103,7 @@ def communities_text(groups: Sequence[Community]) -> str:
     out = []
     for group in groups:
         out.append(f"community {group.id} ({len(group.files)} files)")
-        out += [f"  {path}" for path in group.files]
+        out += [f"  {cell(path)}" for path in group.files]
     return "\n".join(out)
 
 
@@ -119,7 +131,7 @@ def search_text(rows: Sequence[SearchHit]) -> str:
         if hit.path != current:
             if current is not None:
                 out.append("")
-            out.append(hit.path)
+            out.append(cell(hit.path))
             current = hit.path
         out.append(f"  {hit.line:>5}: {hit.text}")
     return "\n".join(out)
@@ -128,19 +140,19 @@ def search_text(rows: Sequence[SearchHit]) -> str:
 def context_text(ctx: Context) -> str:
     out = []
     for chunk in ctx.chunks:
-        out.append(f"{ctx.path}:{chunk.start}-{chunk.end}")
+        out.append(f"{cell(ctx.path)}:{chunk.start}-{chunk.end}")
         for n, text in enumerate(chunk.text.split("\n"), chunk.start):
             out.append(f"{n:>6}  {text}")
     return "\n".join(out)
 
 
 def path_text(p: DependencyPath) -> str:
-    return " -> ".join(p.files)
+    return " -> ".join(map(cell, p.files))
 
 
 def cycles_text(rows: Sequence[Cycle]) -> str:
     out = []
     for n, c in enumerate(rows, 1):
         how = "" if c.runtime else ", only through deferred imports"
-        out.append(f"cycle {n} ({len(c.files)} files{how}): " + " -> ".join(c.cycle))
+        out.append(f"cycle {n} ({len(c.files)} files{how}): " + " -> ".join(map(cell, c.cycle)))
     return "\n".join(out)
