@@ -43,7 +43,7 @@ def reference_symbol(g: CodeGraph, name: str, limit: int | None) -> list[SymbolM
     names: set[str] = set()
 
     def match(path: str, s: object, is_exact: bool) -> SymbolMatch:
-        n, kind, line, end, sig = s  # type: ignore[misc]
+        n, kind, line, end, sig = s[:5]  # type: ignore[index]
         return SymbolMatch(n, kind, path, line, end, sig, is_exact)
 
     records = g.index.files.all()

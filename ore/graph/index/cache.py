@@ -74,7 +74,7 @@ __all__ = [
 
 # Bump the number whenever extraction, resolution, weighting or the layout changes: old caches
 # then rebuild.
-MAGIC = b"ore-graph-index 11\n"
+MAGIC = b"ore-graph-index 12\n"
 _SUM = 32
 _LEN = 8
 #: A larger file is not read (nor written): no real tree comes near it, so it is not ours.
@@ -412,7 +412,7 @@ def decode_section(head: Head, n: int, data: bytes) -> Any | None:
             first = (n - SYMBOLS) * BLOCK
             _table(value, len(Symbol._fields), counts[first : first + BLOCK])
             _text(value[0], value[1], value[4])
-            _ints(value[2], value[3])
+            _ints(value[2], value[3], value[5])
         return value
     except (ValueError, TypeError, EOFError, RecursionError, OverflowError):
         return None
@@ -450,7 +450,8 @@ def records_of(head: Head, sections: Sequence[Any]) -> dict[str, FileIndex]:
     """The file records of `head`, from its decoded sections (all of them)."""
     blocks = sections[SYMBOLS:]
     symbols = tuple(map(tuple, map(chain.from_iterable, zip(*blocks, strict=True))))
-    return _records(head.files, symbols or ((),) * 5, sections[IMPORTS], sections[REFS])
+    symbols = symbols or ((),) * len(Symbol._fields)
+    return _records(head.files, symbols, sections[IMPORTS], sections[REFS])
 
 
 # -- checks --------------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 Python only looks at the few nodes the query captured (and, for an import statement, at its
 children a few levels down). No node is asked for its parent: tree-sitter keeps no parent links
 and finds one by walking down from the root, which made a deeply nested file quadratic. Where a
-node sits comes from the query instead (`in_class`, `in_qualified`, `declarator`), and a name is
-paired with its definition from the definition's side. Each language's imports are read here;
-what they bind comes from `binding`.
+node sits comes from the query instead (`in_class`, `class_body`, `deferred`, `in_qualified`,
+`declarator`, `top`), and a name is paired with its definition from the definition's side. Each
+language's imports are read here; what they bind comes from `binding`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .binding import directive_path, go_bind, js_binds, rust_use
-from .records import Import, Symbol
+from .records import EXPORTED, INNER, LOCAL, Import, Symbol
 from .revisit import Part
 
 __all__ = ["captured"]
@@ -35,6 +35,13 @@ _GO_KINDS = {"struct_type": "class", "interface_type": "interface"}
 #: under `if TYPE_CHECKING:` never (even in a function), in a function when it is called, in a
 #: `__main__` block when the file is run as a script.
 _DEFERRING = (("typing", "never"), ("deferred", "call"), ("script", "script"))
+_JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+#: JS/TS nodes that hold top-level declarations without being one: `namespace N {}` is an
+#: `expression_statement`, `declare ...` an `ambient_declaration`, `const a = 1, b = 2` one
+#: declaration of two declarators (the def nodes).
+_HOLDERS = frozenset(
+    {"expression_statement", "ambient_declaration", "lexical_declaration", "variable_declaration"}
+)
 
 
 def captured(
@@ -42,6 +49,9 @@ def captured(
 ) -> Part:
     """What the captures `caps` (of a whole tree, or of one top-level node) add to a record."""
     symbols: list[tuple[int, str, int, Symbol]] = []
+    module, exports, tops = False, frozenset[str](), dict[int, int]()
+    if language in _JS_FAMILY:
+        module, exports, tops = _js_tops(caps.get("top", ()))
     names = caps.get("name")
     if names:
         kinds: dict[int, str] = {}
@@ -54,10 +64,18 @@ def captured(
         # the def node of a `name` is always its parent: found from the def's side
         owner = {child.id: node for node in defs.values() for child in node.children}
         methods = {node.id for node in caps.get("in_class", ())}
+        reach: dict[int, int] = {}  # def node -> `Symbol.reach`, when not `otherwise`
+        otherwise = EXPORTED
+        if language == "python":
+            methods, reach = _python_scopes(defs.values(), caps)
+        elif language in _JS_FAMILY:
+            reach, otherwise = tops, INNER  # what no top-level statement declares is inside one
         for name_node in names:
             node = owner.get(name_node.id)
             if node is not None:
-                sym = _symbol(language, kinds[node.id], name_node, node, written or data, methods)
+                kind = kinds[node.id]
+                scope = reach.get(node.id, otherwise)
+                sym = _symbol(language, kind, name_node, node, written or data, methods, scope)
                 symbols.append((sym.line, sym.name, node.start_byte, sym))
         symbols.sort(key=_first_three)  # by line and name; ties (minified code) by position
     imports: list[Import] = []
@@ -101,6 +119,8 @@ def captured(
         None if directives is None else tuple(directives),
         bare,
         qualified,
+        module,
+        exports,
     )
 
 
@@ -117,7 +137,13 @@ def _text(node: Any) -> str:
 
 
 def _symbol(
-    language: str, kind: str, name_node: Any, node: Any, data: bytes, methods: set[int]
+    language: str,
+    kind: str,
+    name_node: Any,
+    node: Any,
+    data: bytes,
+    methods: set[int],
+    reach: int = EXPORTED,
 ) -> Symbol:
     if kind == "function" and node.id in methods:
         kind = "method"  # a Python function in a class body, a Rust fn in an impl or a trait
@@ -137,7 +163,90 @@ def _symbol(
         node.start_point[0] + 1,
         node.end_point[0] + 1,
         _signature(node, data),
+        reach,
     )
+
+
+def _python_scopes(defs: Iterable[Any], caps: dict[str, Any]) -> tuple[set[int], dict[int, int]]:
+    """The Python functions that are methods, and the definitions that are not top-level
+    (`INNER`), from the bodies of classes (`class_body`) and functions (`deferred`) around
+    them: a function whose innermost enclosing body is a class's is a method, at any depth of
+    `if`/`try`/`with` blocks in it (aiohttp's `ClientSession` defines methods under `if
+    sys.version_info`), and one in a function is nested, in a class or not."""
+    bodies = [(n.start_byte, -n.end_byte, True) for n in caps.get("class_body", ())]
+    bodies += [(n.start_byte, -n.end_byte, False) for n in caps.get("deferred", ())]
+    methods: set[int] = set()
+    inner: dict[int, int] = {}
+    if not bodies:
+        return methods, inner
+    bodies.sort()  # by start, the outer of two starting together first
+    open_: list[tuple[int, bool]] = []  # (end, a class body) of the bodies around, innermost last
+    at = 0
+    for node in sorted(defs, key=_start):
+        start = node.start_byte
+        while at < len(bodies) and bodies[at][0] <= start:
+            body_start, minus_end, in_class = bodies[at]
+            while open_ and open_[-1][0] <= body_start:
+                open_.pop()
+            open_.append((-minus_end, in_class))
+            at += 1
+        while open_ and open_[-1][0] <= start:
+            open_.pop()
+        if open_:
+            inner[node.id] = INNER
+            if open_[-1][1] and node.type == "function_definition":
+                methods.add(node.id)
+    return methods, inner
+
+
+def _js_tops(tops: Iterable[Any]) -> tuple[bool, frozenset[str], dict[int, int]]:
+    """What JS/TS top-level statements say: whether one is an import or an export (the file
+    is a module), the names exported without a declaration (`export { a }`, `export default
+    a`, `export = a`), and the `reach` of each node they declare (def nodes among them):
+    `EXPORTED` under `export`, else `LOCAL` (`revisit.summed` makes it `EXPORTED` in a script
+    or when exported by name). A re-export from another file (`export ... from`) declares
+    nothing here."""
+    module = False
+    exports: set[str] = set()
+    reach: dict[int, int] = {}
+    for node in tops:
+        kind = node.type
+        if kind == "import_statement":
+            module = True
+        elif kind == "export_statement":
+            module = True
+            if node.child_by_field_name("source") is not None:
+                continue
+            declaration = node.child_by_field_name("declaration")
+            if declaration is not None:
+                for held in _held(declaration):
+                    reach[held.id] = EXPORTED
+                continue
+            for child in node.named_children:
+                if child.type == "identifier":  # `export default a`, `export = a`
+                    exports.add(_text(child))
+                elif child.type == "export_clause":
+                    for spec in child.named_children:
+                        name = spec.child_by_field_name("name")
+                        if name is not None:
+                            exports.add(_text(name))
+        else:
+            for held in _held(node):
+                reach.setdefault(held.id, LOCAL)
+    return module, frozenset(exports), reach
+
+
+def _held(node: Any) -> list[Any]:
+    """`node` and what it holds as top-level declarations (`_HOLDERS`, a few levels at most;
+    a `declare global { }` block's declarations augment the globals: no top-level name)."""
+    out = [node]
+    at = 0
+    while at < len(out):
+        here = out[at]
+        at += 1
+        if here.type in _HOLDERS:
+            out += here.named_children
+    return out
 
 
 def _signature(node: Any, data: bytes) -> str:

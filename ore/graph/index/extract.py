@@ -116,9 +116,11 @@ def _record(
     digest: str,
     non_utf8: bool,
     written: bytes | None = None,
+    module: bool | None = None,
 ) -> FileIndex:
     """The record of one parse: what the language's query captures in `tree`; signatures are
-    read from `written` (the file as written) when `data` is a rewrite of it."""
+    read from `written` (the file as written) when `data` is a rewrite of it; `module`: whether
+    the file is a JS/TS module when `data` is a piece of it (`revisit.summed`)."""
     _parser, query = parser_and_query(language)
     # One pass of the query, captures grouped by name (cheaper in C than per-match dicts); the
     # def node of a `name` is always its parent, and an import's `source` sits 1-3 levels below.
@@ -127,7 +129,8 @@ def _record(
         keep_functions(tree, caps.get("def.function", []))
     part = captured(language, data, caps, written)
     stamp = Stamp(size, mtime_ns, digest, non_utf8)
-    return summed(path, language, data, tree, (part,), stamp, partial(_refs, language, part))
+    refs = partial(_refs, language, part)
+    return summed(path, language, data, tree, (part,), stamp, refs, module=module)
 
 
 def _refs(language: str, part: Part, bound: set[str]) -> tuple[tuple[str, int], ...]:
@@ -165,6 +168,8 @@ _TOP_LEVEL = re.compile(
     rb"|namespace|module|async|import)\b|@)",
     re.M,
 )
+#: A line opening with an import or an export: the file is an ES module.
+_MODULE = re.compile(rb"^(?:import|export)(?=[\s{*])", re.M)
 
 
 def _recovered(
@@ -190,7 +195,9 @@ def _recovered(
         tree = parser.parse(fixed)
         if not tree.root_node.has_error:
             return _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8, data)
-    whole = _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8, data)
+    # an import or export at a line's start makes the file a module, whichever piece holds it
+    module = _MODULE.search(fixed) is not None
+    whole = _record(path, language, fixed, tree, size, mtime_ns, digest, non_utf8, data, module)
     root = tree.root_node
     regions = [(0, len(fixed))] if root.type == "ERROR" else []
     regions += [(c.start_byte, c.end_byte) for c in root.children if c.has_error]
@@ -203,7 +210,8 @@ def _recovered(
         for a, b in _pieces(fixed, start, end):
             shift = fixed.count(b"\n", 0, a)  # lines above the piece
             chunk = fixed[a:b]
-            part = _record(path, language, chunk, parser.parse(chunk), 0, 0, "", False, data[a:b])
+            piece = parser.parse(chunk)
+            part = _record(path, language, chunk, piece, 0, 0, "", False, data[a:b], module)
             pieces += [
                 s._replace(line=s.line + shift, end_line=s.end_line + shift) for s in part.symbols
             ]

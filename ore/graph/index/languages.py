@@ -8,13 +8,16 @@ called, instantiated, subclassed, a decorator or a type), `qref` (the same throu
 `/// <reference path>`). A method call on any other receiver (`x.append()`, `self.f()`,
 `super().f()`, `"".join()`) is not captured: it is no evidence of which file it depends on.
 
-Six captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
+Some captures say where a node sits, so extraction never asks a node for its parent (tree-sitter
 finds a parent by walking down from the root, so asking per symbol is quadratic in a deeply nested
-file): `in_class` (a function that is a Python or Rust method), `in_qualified` (a part of a
-qualified type: `pkg.T`, `ns.T`, `a::T`), `declarator` (a JS/TS `const x = require(...)`),
-`typing` (the body of a Python `if TYPE_CHECKING:` / `if X.TYPE_CHECKING:`: its imports never run),
-`deferred` (the body of a Python function: its imports run only when it is called) and `script`
-(the body of `if __name__ == "__main__":`: its imports run only when the file is run as a script).
+file): `in_class` (a function that is a Rust method), `class_body` (the body of a Python class: a
+function whose innermost enclosing body is one is a method, however deep in `if`/`try`/`with`
+blocks it sits), `in_qualified` (a part of a qualified type: `pkg.T`, `ns.T`, `a::T`),
+`declarator` (a JS/TS `const x = require(...)`), `top` (a JS/TS top-level statement: what it
+declares and exports), `typing` (the body of a Python `if TYPE_CHECKING:` / `if X.TYPE_CHECKING:`:
+its imports never run), `deferred` (the body of a Python function: its imports run only when it
+is called, and a definition in it is nested) and `script` (the body of `if __name__ ==
+"__main__":`: its imports run only when the file is run as a script).
 """
 
 from __future__ import annotations
@@ -56,8 +59,7 @@ _PYTHON = """
 (decorator (attribute) @qref)
 (type (identifier) @ref)
 (type (attribute) @qref)
-(class_definition (block (function_definition) @in_class))
-(class_definition (block (decorated_definition (function_definition) @in_class)))
+(class_definition body: (block) @class_body)
 (if_statement condition: (identifier) @_guard consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
 (if_statement condition: (attribute attribute: (identifier) @_guard) consequence: (block) @typing (#eq? @_guard "TYPE_CHECKING"))
 (function_definition body: (block) @deferred)
@@ -82,6 +84,7 @@ _JS_COMMON = """
 (new_expression constructor: (member_expression object: (identifier) property: (property_identifier)) @qref)
 (program (comment) @directive)
 (variable_declarator (call_expression)) @declarator
+(program (_) @top)
 """
 
 _JSX = """

@@ -12,17 +12,42 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
-__all__ = ["IMPORT_KINDS", "RUNS", "Edge", "FileIndex", "Import", "Symbol"]
+__all__ = [
+    "EXPORTED",
+    "IMPORT_KINDS",
+    "INNER",
+    "LOCAL",
+    "RUNS",
+    "Edge",
+    "FileIndex",
+    "Import",
+    "Symbol",
+]
+
+#: `Symbol.reach`: a definition inside another (a function, class or namespace body: a method,
+#: a nested function, a namespace member), no top-level name of its file.
+INNER = 0
+#: `Symbol.reach`: a top-level name of a JS/TS module file (one with an import or an export)
+#: that the file does not export: other files cannot import it.
+LOCAL = 1
+#: `Symbol.reach`: a top-level name other files can import: exported by a JS/TS module file
+#: (`export ...`, `export { name }`, `export default name`, `export = name`), any top-level
+#: name of a JS/TS file without imports or exports (a script: its names are globals) or of a
+#: Python file (at module level, under `if`/`try` too); every definition in Go and Rust, whose
+#: exports the index does not read.
+EXPORTED = 2
 
 
 class Symbol(NamedTuple):
-    """A definition: name, kind (class, function, method, interface, type, enum, variable)."""
+    """A definition: name, kind (class, function, method, interface, type, enum, variable),
+    and `reach` (`INNER`, `LOCAL` or `EXPORTED`): whether other files can import it."""
 
     name: str
     kind: str
     line: int
     end_line: int
     signature: str
+    reach: int = EXPORTED
 
     def to_dict(self) -> dict[str, Any]:
         return {

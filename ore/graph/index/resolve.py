@@ -3,6 +3,9 @@
 Python names a file by its package (walking up through `__init__.py` folders, past the root when
 the root is itself a package), then by a `src/` layout, then by its path from the root (namespace
 packages); `from pkg import name` goes to the submodule `pkg.name` when one exists, else to `pkg`.
+A package named like a standard-library module (`logging`) whose top folder hangs from a folder
+that is no import root (not the root, not `src/`: test data, examples) takes that name only for
+files hanging from the same folder; for every other file the import is the standard library's.
 JS/TS resolves relative specifiers the way bundlers and `tsc` do (extensions, `.js` naming a `.ts`
 source, `index` files). Go maps `module/dir` imports (from `go.mod`) to the package's files; Rust
 follows `mod x;` and `crate::`/`self::`/`super::` paths. Anything else is external: recorded, no edge.
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +54,10 @@ _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 # local name -> ((file, member), ...): `member` is the name bound in that file, "" for the module
 # itself (`import mod`, `* as ns`, a Go package), "*" for a star import
 Bindings = dict[str, tuple[tuple[str, str], ...]]
+#: The standard library's top-level modules (`_PythonResolver`: what a test-data package does not
+#: shadow), and the folders a top-level package of the tree is imported from as it is.
+_STDLIB = frozenset(sys.stdlib_module_names)
+_IMPORT_ROOTS = frozenset({"", "src"})
 #: `Import.runs` as its place in `RUNS` (the earliest first), and back to the edge kind.
 _WHEN = {runs: n for n, runs in enumerate(RUNS)}
 _KIND = tuple(RUNS.values())
@@ -99,9 +107,12 @@ def resolve_all(root: str, files: Mapping[str, FileIndex]) -> Resolution:
                     targets = _rust(path, imp, paths)
                 pairs = _bind_other(record.language, imp, targets)
             if targets:
-                counts.update(targets)  # a self-import stays: it is written, and grimp counts it
+                # a self-import (`a.py`: `import a`) is no dependency: a file is not its own
+                # dependent (`top-files` counted it, `dependents` did not)
+                others = [target for target in targets if target != path]
+                counts.update(others)
                 when = _WHEN[imp.runs]
-                for target in targets:
+                for target in others:
                     earliest[target] = min(earliest.get(target, when), when)
             else:
                 outside.add(_external_name(record.language, imp))
@@ -184,13 +195,24 @@ class _PythonResolver:
         }
         self.prefix = _package_prefix(root) if "" in self.init_dirs else []
         self.own: dict[str, list[str]] = {}
+        #: the folder each file's top-level package (or the file, outside any) hangs from
+        self.base: dict[str, str] = {}
         table: dict[str, str] = {}
+        #: dotted name -> {folder it hangs from: file}: the names of a standard-library module
+        #: that a package below no import root takes only for files hanging from its folder
+        #: (pylint's `tests/regrtest_data/.../logging/__init__.py` took every `import logging`)
+        self.scoped: dict[str, dict[str, str]] = {}
         ordered = sorted(paths, key=lambda p: (p.endswith(".pyi"), p))
         names = {p: self._names(p) for p in ordered}
         for rank in range(3):  # package names beat src/ names beat root-relative names
             for p in ordered:
                 name = names[p][rank]
-                if name is not None:
+                if name is None:
+                    continue
+                base = self.base[p]
+                if rank == 0 and name[0] in _STDLIB and base not in _IMPORT_ROOTS:
+                    self.scoped.setdefault(".".join(name), {}).setdefault(base, p)
+                else:
                     table.setdefault(".".join(name), p)
         self.table = table
 
@@ -207,6 +229,8 @@ class _PythonResolver:
             i = 0
         package = (self.prefix if i == 0 else []) + dirs[i:] + tail
         relative = dirs + tail
+        # the root as a package hangs from its parent: every name is the root's own
+        self.base[path] = "" if self.prefix else "/".join(dirs[:i])
         # a file outside any package still has siblings for `from . import x` (namespace packages)
         self.own[path] = package if i < len(dirs) or not dirs else relative
         if self.prefix:
@@ -225,7 +249,9 @@ class _PythonResolver:
         if imp.kind == "from":
             out = []
             for name in imp.names:
-                target = self._submodule(module, name) or self._module(path, module, imp.level)
+                target = self._submodule(path, module, name) or self._module(
+                    path, module, imp.level
+                )
                 if target:
                     out.append(target)
             return out
@@ -243,7 +269,7 @@ class _PythonResolver:
             out = []  # `import a.b.c` makes `a`, `a.b` and `a.b.c` usable as qualifiers
             for k in range(1, len(parts) + 1):
                 prefix = ".".join(parts[:k])
-                hit = self.table.get(prefix) if k < len(parts) else self._module(path, prefix, 0)
+                hit = self._get(path, prefix) if k < len(parts) else self._module(path, prefix, 0)
                 if hit:
                     out.append((prefix, hit, ""))
             return out
@@ -255,7 +281,7 @@ class _PythonResolver:
             module = ".".join([*base, module] if module else base)
         out = []
         for name, local in zip(imp.names, imp.binds, strict=False):
-            sub = self._submodule(module, name)
+            sub = self._submodule(path, module, name)
             if sub is not None:
                 out.append((local, sub, ""))
                 continue
@@ -264,12 +290,17 @@ class _PythonResolver:
                 out.append((local, target, name))
         return out
 
-    def _submodule(self, module: str, name: str) -> str | None:
+    def _get(self, path: str, name: str) -> str | None:
+        """The file the module `name` is, imported from `path`."""
+        hit = self.table.get(name)
+        if hit is None and self.scoped:
+            hit = self.scoped.get(name, {}).get(self.base.get(path, ""))
+        return hit
+
+    def _submodule(self, path: str, module: str, name: str) -> str | None:
         if name == "*":
             return None
-        if module:
-            return self.table.get(f"{module}.{name}")
-        return self.table.get(name)
+        return self._get(path, f"{module}.{name}" if module else name)
 
     def _package_of(self, path: str, level: int) -> list[str] | None:
         own = self.own.get(path, [])
@@ -281,14 +312,14 @@ class _PythonResolver:
     def _module(self, path: str, module: str, level: int) -> str | None:
         if not module:
             return None
-        hit = self.table.get(module)
+        hit = self._get(path, module)
         if hit is not None:
             return hit
         parts = module.split(".")
-        if parts[0] in self.table or level:
+        if level or self._get(path, parts[0]) is not None:
             # `import a.b.c` when c is not a file: Python still ran a/b/__init__.py
             for k in range(len(parts) - 1, 0, -1):
-                hit = self.table.get(".".join(parts[:k]))
+                hit = self._get(path, ".".join(parts[:k]))
                 if hit is not None:
                     return hit
             return None

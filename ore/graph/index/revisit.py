@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from .binding import kept_refs
 from .languages import Edit
-from .records import FileIndex, Import, Symbol
+from .records import EXPORTED, LOCAL, FileIndex, Import, Symbol
 
 __all__ = ["Part", "Stamp", "bound_by", "revisited", "summed"]
 
@@ -43,6 +43,10 @@ class Part(NamedTuple):
     directives: tuple[Import, ...] | None  # None: no top-level comment captured
     bare: Counter[bytes]  # used names by their text (the tails of qualified types left out)
     qualified: Counter[bytes]
+    #: JS/TS: the part is a top-level import or export (the file is a module), and the names
+    #: it exports without declaring them (`export { a, b }`, `export default a`, `export = a`)
+    module: bool = False
+    exports: frozenset[str] = frozenset()
 
     def moved(self, bytes_: int, rows: int) -> Part:
         """The same code `bytes_` and `rows` further down the file."""
@@ -60,14 +64,12 @@ class Part(NamedTuple):
         if not rows:
             return self._replace(symbols=symbols)
         directives = self.directives
-        return Part(
-            symbols,
-            tuple(imp._replace(line=imp.line + rows) for imp in self.imports),
-            None
+        return self._replace(
+            symbols=symbols,
+            imports=tuple(imp._replace(line=imp.line + rows) for imp in self.imports),
+            directives=None
             if directives is None
             else tuple(i._replace(line=i.line + rows) for i in directives),
-            self.bare,
-            self.qualified,
         )
 
 
@@ -119,11 +121,13 @@ def summed(
     refs: Callable[[set[str]], Refs],
     lines: int | None = None,
     binds: Callable[[Sequence[Import]], set[str]] | None = None,
+    module: bool | None = None,
 ) -> FileIndex:
     """The record of a file from the parts of its tree in document order: the one step that
     reads the whole file's parts. `refs(bound)` counts the used names that are evidence, given
     the names the file's imports bind (`binds(imports)`, by default `bound_by`); `lines` when
-    known."""
+    known. A `LOCAL` top-level name becomes `EXPORTED` here when no part makes the file a
+    module (`module`: the caller knows better, for a piece of a file) or one exports it."""
     # Each part's rows are sorted, so the whole is when each part's last row comes before the
     # next one's first (rows of two parts never share a start byte: the tuples' first three
     # decide). Every pass over the parts runs in C: a 2,890-line file has 600 of them.
@@ -131,6 +135,8 @@ def summed(
     rows: list[Row] = list(chain.from_iterable(found))
     if not all(map(le, map(_LAST, found), map(_FIRST, islice(found, 1, None)))):
         rows.sort(key=_first_three)  # by line and name; ties (minified code) by position
+    if any(row[3].reach == LOCAL for row in rows):
+        rows = _exported(rows, parts, module)
     imports = list(chain.from_iterable(map(_IMPORTS, parts)))
     directives = list(filter(None, map(_DIRECTIVES, parts)))  # each in line order already
     if directives:
@@ -151,6 +157,20 @@ def summed(
         parse_error=tree.root_node.has_error,
         non_utf8=stamp.non_utf8,
     )
+
+
+def _exported(rows: list[Row], parts: Sequence[Part], module: bool | None) -> list[Row]:
+    """`rows` with each `LOCAL` name the file makes importable `EXPORTED`: every one in a
+    script (no top-level import or export), those a part exports by name in a module."""
+    if module is None:
+        module = any(part.module for part in parts)
+    names: set[str] = set().union(*(part.exports for part in parts)) if module else set()
+    return [
+        (line, name, at, sym._replace(reach=EXPORTED))
+        if sym.reach == LOCAL and (not module or name in names)
+        else (line, name, at, sym)
+        for line, name, at, sym in rows
+    ]
 
 
 _SYMBOLS, _IMPORTS, _DIRECTIVES = (attrgetter(name) for name in Part._fields[:3])

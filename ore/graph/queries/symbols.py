@@ -83,7 +83,7 @@ def _starts(text: str) -> list[int]:
 
 
 def _match(records: Records, row: int, exact: bool) -> SymbolMatch:
-    name, kind, line, end_line, signature = records.symbol_at(row)
+    name, kind, line, end_line, signature = records.symbol_at(row)[:5]
     return SymbolMatch(name, kind, records.path_of(row), line, end_line, signature, exact)
 
 
