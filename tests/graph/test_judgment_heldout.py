@@ -933,3 +933,18 @@ def test_a_typescript_declaration_beside_its_module_is_no_answer(tmp_path: Path)
     assert found[0] == "lib/widget_color.js"
     assert "lib/widget_color.d.ts" not in found
     assert not stub_beside_module("types/only.d.ts", g.index.files)
+
+
+def test_a_verbatim_copy_of_a_table_module_is_found(tmp_path: Path) -> None:
+    """An outside tester on pygments: a copy of `_lasso_builtins.py`, a table of short
+    strings none of which seeds a match, was "no code like the snippet"."""
+    table = "BUILTINS = (\n" + "".join(f"    'name_{i}',\n" for i in range(300)) + ")\n"
+    files = {"lex/_builtins.py": table, "lex/python.py": "def lex(text):\n    return text\n"}
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    (first, *_rest) = g.duplicates_of(table)
+    assert (first.path, first.start, first.kind, first.score) == (
+        "lex/_builtins.py",
+        1,
+        "exact",
+        1.0,
+    )

@@ -58,10 +58,16 @@ def match_snippet(
     seeds = {r for r, t in zip(snip.renamed, snip.tokens, strict=True) if t >= _TRIVIAL_TOKENS}
     snippet_shapes = {fn.shape for fn in snip.functions if fn.shape}
     found: dict[tuple[str, int, int], SnippetMatch] = {}
+    copies = _whole_copies(shapes, s_exact)  # even of a table no line of which is a seed
+    for copy in copies:
+        found[copy.path, copy.start, copy.end] = copy
+    whole = {copy.path for copy in copies}  # said: not compared line by line again
     index = kept(g.root, _TRIVIAL_TOKENS)  # a long-lived process: the files holding a seed
     paths = sorted(shapes) if index is None else index.files_with(shapes, seeds, snippet_shapes)
     known = set(s_renamed)
     for path in paths:
+        if path in whole:
+            continue  # a 20,000-row table copied whole took a minute to compare again
         shape = shapes[path]
         renamed, numbers = shape.renamed, shape.numbers
         # the file's lines whose key is one of the snippet's (seeds are among them), found by
@@ -88,6 +94,19 @@ def match_snippet(
         found.values(), key=lambda m_: (-m_.score, _KIND_ORDER[m_.kind], m_.path, m_.start)
     )
     return _ties_by_words(g, _innermost(ranked), snippet, limit)[:limit]
+
+
+def _whole_copies(shapes: dict[str, FileShape], s_exact: list[int]) -> list[SnippetMatch]:
+    """The files the snippet is a verbatim copy of, every line the same: found by comparing
+    line keys, not through seeds. A copy of pygments' `_lasso_builtins.py`, a table of short
+    strings none of which seeds a match, was "no code like the snippet"."""
+    if not s_exact:
+        return []
+    return [
+        SnippetMatch(path, shape.numbers[0], shape.numbers[-1], "", "exact", 1.0)
+        for path, shape in shapes.items()
+        if len(shape.exact) == len(s_exact) and list(shape.exact) == s_exact
+    ]
 
 
 def _ties_by_words(
