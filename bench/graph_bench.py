@@ -47,7 +47,11 @@ def timed(fn: Any) -> tuple[float, Any]:
 
 
 def grimp_edges(graph: Any) -> set[tuple[str, str]]:
-    return {(m, t) for m in graph.modules for t in graph.find_modules_directly_imported_by(m)}
+    # grimp counts a self-import (`from sympy.printing.pycode import ...` in pycode.py); ORE does
+    # not (a file is not its own dependent): both compared without them
+    return {
+        (m, t) for m in graph.modules for t in graph.find_modules_directly_imported_by(m) if t != m
+    }
 
 
 def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
