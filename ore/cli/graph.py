@@ -7,12 +7,13 @@ document with `--json`, a table otherwise); errors are one line on stderr with e
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import click
 
 from ..graph.ops import ARG_MIN
-from .console import out, reported
+from .console import is_terminal, out, reported, visible
 from .graph_common import answer as _answer
 from .graph_common import common as _common
 from .graph_common import open_root as _open
@@ -272,7 +273,10 @@ def export(fmt: str, root: str, as_json: bool) -> None:
     if as_json and fmt != "json":
         raise click.UsageError("--json goes with --format json only")
     with reported():
-        out(render_export(_open(root), fmt))
+        doc = render_export(_open(root), fmt)
+        # a document (as --json): as written in a pipe, through the one boundary at a terminal
+        shown = visible(doc, keep="\n\t", as_json=fmt == "json") if is_terminal(sys.stdout) else doc
+        out(shown)
 
 
 for _command in JUDGMENT_COMMANDS:

@@ -33,8 +33,10 @@ __all__ = [
 ]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")
-# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, the line and paragraph separators (a line break to many viewers)
+# and the bidirectional overrides that can disguise text: what `ore.cli.console.visible`
+# escapes too, so a name shows the same in a table and in an export.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MERMAID = re.compile('["#<>&`]')
 _DOT = re.compile('["\\\\&]')
