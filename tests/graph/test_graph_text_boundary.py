@@ -101,13 +101,7 @@ _COMMANDS = [
     ["export", "--format", "mermaid"],
     ["export", "--format", "dot"],
     ["export", "--format", "graphml"],
-    pytest.param(
-        ["signature"],
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="ore/graph/judgment/signature.py writes names into its text unescaped",
-        ),
-    ),
+    ["signature"],
 ]
 
 #: What the answers that name none of the odd files say instead (the root's odd name included).

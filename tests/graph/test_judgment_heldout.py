@@ -948,3 +948,19 @@ def test_a_verbatim_copy_of_a_table_module_is_found(tmp_path: Path) -> None:
         "exact",
         1.0,
     )
+
+
+def test_signature_mode_reads_returns_at_the_lines_the_index_numbers(tmp_path: Path) -> None:
+    """A form feed before a function (a page break, as the standard library's `email` has)
+    shifted every line after it when judgment read a file with `str.splitlines`: signature
+    mode read `load_item`'s return one line off and said it "returns none"."""
+    files = {
+        "lib/store.py": (
+            "def load_user(key, db):\n    a, b = db.get(key)\n    return b\n\x0c\n"
+            "def load_item(key, db):\n    a, b = db.get(key)\n    return b\n"
+        ),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    (row,) = g.similar("load_user", mode="signature")
+    assert row.name == "load_item"
+    assert "returns name" in row.reason, row.reason

@@ -25,6 +25,7 @@ from typing import Protocol
 
 from ...errors import GraphError
 from ..index.kinds import is_context, stub_beside_module
+from ..names import plain_name
 from ..results import Cycle, FileScore, GraphStats, Hits, Signature
 from .conventions import find_conventions
 from .scope import nested_lines
@@ -126,7 +127,7 @@ def build_signature(
     central = []
     uses = _uses(g) if plan.names or plan.symbols else Counter()
     for path in ranked[: plan.files]:
-        line = f"  {path} ({len(g.incoming[path])} dependents)"
+        line = f"  {plain_name(path)} ({len(g.incoming[path])} dependents)"
         if plan.names:
             names = _offered(g, path, uses)
             if names:
@@ -139,7 +140,9 @@ def build_signature(
         budget.section("modules (communities):", [_community(g, c.files) for c in groups])
         cycles = g.cycles()
         if cycles:
-            shown = [" -> ".join(c.cycle) for c in cycles[: 3 if level != "max" else 8]]
+            shown = [
+                " -> ".join(map(plain_name, c.cycle)) for c in cycles[: 3 if level != "max" else 8]
+            ]
             budget.section(f"import cycles ({len(cycles)}):", [f"  {c}" for c in shown])
     if plan.symbols:
         budget.section("key symbols (most used):", _key_symbols(g, plan.symbols, uses))
@@ -147,14 +150,18 @@ def build_signature(
         budget.section("dependencies between folders (imports):", _folders(g, plan.patterns))
     if plan.hits:
         h = g.hits(plan.hits)
-        budget.section("hubs (orchestrate):", [f"  {x.path}" for x in h.hubs])
-        budget.section("authorities (relied on):", [f"  {x.path}" for x in h.authorities])
+        budget.section("hubs (orchestrate):", [f"  {plain_name(x.path)}" for x in h.hubs])
+        authorities = [f"  {plain_name(x.path)}" for x in h.authorities]
+        budget.section("authorities (relied on):", authorities)
     if plan.conventions and g.files:
         lines = []
         for c in find_conventions(g):
             lines.append(f"  {c.topic}: {c.summary}")
             if plan.conventions > 1:
-                lines += [f"    {p.name} ({p.count}, e.g. {p.example})" for p in c.patterns[:3]]
+                lines += [
+                    f"    {p.name} ({p.count}, e.g. {plain_name(p.example)})"
+                    for p in c.patterns[:3]
+                ]
         budget.section("conventions:", lines)
     text = "\n".join(budget.lines)
     return Signature(level, limit, budget.used, text)
@@ -231,8 +238,8 @@ def _community(g: GraphView, files: tuple[str, ...]) -> str:
     folder = Counter(posixpath.dirname(p) or "." for p in files).most_common(1)[0][0]
     best = sorted(files, key=lambda p: (-g.pagerank[p], p))[:3]
     named = dict.fromkeys((posixpath.dirname(best[0]) or ".", folder))
-    label = " + ".join(f"{name}/" for name in named)
-    return f"  {label} ({len(files)} files): " + ", ".join(best)
+    label = " + ".join(f"{plain_name(name)}/" for name in named)
+    return f"  {label} ({len(files)} files): " + ", ".join(map(plain_name, best))
 
 
 def _key_symbols(g: Overview, limit: int, uses: Counter[str]) -> list[str]:
@@ -245,7 +252,9 @@ def _key_symbols(g: Overview, limit: int, uses: Counter[str]) -> list[str]:
                 names.discard(s.name)  # an overloaded name once
                 rows.append((-uses[s.name], f.path, s.line, s.signature))
     rows.sort()
-    return [f"  {sig}  [{path}:{line}, {-n} uses]" for n, path, line, sig in rows[:limit]]
+    return [
+        f"  {sig}  [{plain_name(path)}:{line}, {-n} uses]" for n, path, line, sig in rows[:limit]
+    ]
 
 
 def _folders(g: Overview, limit: int) -> list[str]:
@@ -256,4 +265,7 @@ def _folders(g: Overview, limit: int) -> list[str]:
             b = posixpath.dirname(target) or "."
             if a != b:
                 pairs[a, b] += 1
-    return [f"  {a}/ -> {b}/ ({n} imports)" for (a, b), n in pairs.most_common(limit)]
+    return [
+        f"  {plain_name(a)}/ -> {plain_name(b)}/ ({n} imports)"
+        for (a, b), n in pairs.most_common(limit)
+    ]

@@ -19,6 +19,7 @@ from ...errors import GraphError
 from ..index.extract import extract
 from ..index.kinds import is_context
 from ..index.records import Symbol
+from ..index.source import text_lines
 from ..results import SimilarMatch
 from .function_shapes import Function
 from .returns import return_shapes
@@ -123,7 +124,7 @@ def _anchor_signature(
     if not symbols:
         raise GraphError("the snippet defines no function to compare by signature")
     lang = dominant_language(g, language)
-    lines = snippet_text(snippet or "").splitlines()
+    lines = text_lines(snippet_text(snippet or ""))
     first = symbols[0]
     shapes = return_shapes(lines, first.line, first.end_line)
     return Anchor(first.kind, first.signature, "", 0, lang, shapes, name=first.name)
@@ -189,5 +190,5 @@ def _anchor_shape(
     funcs = [fn for fn in found.functions if fn.shape]
     if not funcs:
         raise GraphError("the snippet holds no function of two lines or more to compare by shape")
-    text = snippet_text(snippet or "").splitlines()[funcs[0].start - 1 : funcs[0].end]
+    text = text_lines(snippet_text(snippet or ""))[funcs[0].start - 1 : funcs[0].end]
     return funcs[0], lines_of(found, funcs[0]), "", lang, text_words(text)

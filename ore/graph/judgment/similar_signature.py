@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..index.extract import MAX_BYTES
 from ..index.kinds import stub_beside_module
-from ..index.source import read_source
+from ..index.source import read_source, text_lines
 from ..results import SimilarMatch
 from .lexer import family
 from .parameter_lists import NAME, Parameter, parameter_list, return_shape
@@ -51,7 +51,7 @@ def source_lines(g: GraphView, path: str) -> list[str]:
     data = read_source(g.root, path, limit=MAX_BYTES)
     if data is None or len(data) > MAX_BYTES:
         return []
-    return data.decode("utf-8", "replace").splitlines()
+    return text_lines(data.decode("utf-8", "replace"))
 
 
 def _pairing(wanted: list[Parameter], other: list[Parameter]) -> tuple[float, list[str]]:

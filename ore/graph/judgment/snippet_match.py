@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 from itertools import compress, count
 from typing import TYPE_CHECKING
 
+from ..index.source import text_lines
 from ..results import SnippetMatch
 from .lexer import family
 from .lineindex import kept
@@ -130,7 +131,7 @@ def _ties_by_words(
     }
     if not tied:
         return ranked
-    words = SharedWords(g, text_words(snippet_text(snippet).splitlines()))
+    words = SharedWords(g, text_words(text_lines(snippet_text(snippet))))
 
     def shared(m: SnippetMatch) -> float:
         return words(m.path, m.start, m.end) if (m.score, m.kind) in tied else 0.0

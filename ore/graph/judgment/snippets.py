@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ...errors import GraphError
 from ..index.languages import language_for
+from ..index.source import text_lines
 
 if TYPE_CHECKING:
     from ..results import SnippetMatch
@@ -60,7 +61,7 @@ class Piece:
 
 def added_code(text: str) -> list[Piece] | None:
     """The runs of lines a unified diff adds, or None when `text` is not a diff."""
-    lines = text.splitlines()
+    lines = text_lines(text)
     if not any(_HUNK.match(line) for line in lines):
         return None
     out: list[Piece] = []
@@ -211,7 +212,7 @@ def duplicates_in(
 
 
 def _code_lines(p: Piece) -> int:
-    return sum(1 for line in p.text.splitlines() if line.strip())
+    return sum(1 for line in text_lines(p.text) if line.strip())
 
 
 def _own(m: SnippetMatch, found: list[Piece]) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import GraphError
+from ..names import SURROGATE, escape_surrogate, plain_name, shown_name
 
 if TYPE_CHECKING:
     from ..index.load import Index
@@ -33,11 +34,6 @@ __all__ = [
 ]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")
-# C0 and C1 controls, DEL, the line and paragraph separators (a line break to many viewers)
-# and the bidirectional overrides that can disguise text: what `ore.cli.console.visible`
-# escapes too, so a name shows the same in a table and in an export.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _MERMAID = re.compile('["#<>&`]')
 _DOT = re.compile('["\\\\&]')
 
@@ -52,34 +48,15 @@ class Exported(Protocol):
     def index(self) -> Index: ...
 
 
-def shown_name(path: str) -> str:
-    """`path` as valid Unicode: each byte that was not UTF-8 written `\\xNN`."""
-    if not _SURROGATE.search(path):
-        return path
-    return _SURROGATE.sub(_escape, path)
-
-
 def json_text(data: Any, *, indent: int | None = 1) -> str:
     """`data` as JSON text that is valid UTF-8 whatever file names it holds (`shown_name`)."""
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     # A lone surrogate can only sit inside a JSON string: its escape's backslash is escaped.
-    return _SURROGATE.sub(lambda m: "\\" + _escape(m), text) if _SURROGATE.search(text) else text
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
-
-
-def plain_name(path: str) -> str:
-    """`shown_name`, with control characters shown as `\\xNN` as well: a name as one line of
-    text, whatever line breaks or tabs it holds (a table's cell, a graph file's label)."""
-    return _CONTROL.sub(_escape_control, shown_name(path))
-
-
-def _escape_control(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return (
+        SURROGATE.sub(lambda m: "\\" + escape_surrogate(m), text)
+        if SURROGATE.search(text)
+        else text
+    )
 
 
 def export_dict(graph: Exported) -> dict[str, Any]:
