@@ -964,3 +964,24 @@ def test_signature_mode_reads_returns_at_the_lines_the_index_numbers(tmp_path: P
     (row,) = g.similar("load_user", mode="signature")
     assert row.name == "load_item"
     assert "returns name" in row.reason, row.reason
+
+
+def test_signature_lists_what_a_typescript_module_exports(tmp_path: Path) -> None:
+    """An outside tester: `signature` listed a TypeScript module's unexported `notExported`
+    and a namespace's member `nsFn` as public top-level names."""
+    files = {
+        "web.ts": (
+            "export function outer(): number {\n  return 1;\n}\n"
+            "function notExported(): void {}\n"
+            "export default class Widget {\n  render(): void {}\n}\n"
+            "namespace NS { export function nsFn() {} }\n"
+            "const LOCAL_LIMIT = 3;\nexport const MAX_ITEMS = 10;\n"
+        ),
+        "use.ts": "import { outer } from './web';\nexport const x = outer();\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    line = next(
+        row for row in g.signature("standard").text.splitlines() if row.startswith("  web.ts")
+    )
+    assert "outer" in line and "Widget" in line and "MAX_ITEMS" in line, line
+    assert "notExported" not in line and "nsFn" not in line and "LOCAL_LIMIT" not in line, line

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._version import __version__
+from ..index.cache import MAGIC as INDEX_MAGIC
 from ..index.cache import cache_path
 from ..index.sealed import read_sealed, write_sealed
 from .shapecache import SHAPES_MAGIC
@@ -63,7 +64,8 @@ def remembered(
 
 def _key(g: GraphView, name: str, params: tuple[object, ...], paths: Sequence[str]) -> bytes:
     h = hashlib.blake2b(digest_size=20)
-    h.update(MEMO_MAGIC + SHAPES_MAGIC + __version__.encode() + b"\0")
+    # the index's version too: an answer kept from records extracted otherwise is stale
+    h.update(MEMO_MAGIC + SHAPES_MAGIC + INDEX_MAGIC + __version__.encode() + b"\0")
     h.update(repr((name, params)).encode("utf-8", "surrogatepass") + b"\0")
     files = g.index.files
     for path in paths:

@@ -25,6 +25,7 @@ from typing import Protocol
 
 from ...errors import GraphError
 from ..index.kinds import is_context, stub_beside_module
+from ..index.records import EXPORTED
 from ..names import plain_name
 from ..results import Cycle, FileScore, GraphStats, Hits, Signature
 from .conventions import find_conventions
@@ -172,14 +173,15 @@ _API_KINDS = frozenset({"class", "interface", "function", "type", "enum", "names
 
 def _public(g: GraphView, path: str) -> list[str]:
     """Public top-level names of a file, once each (overloads and redefinitions are one name);
-    a function nested in another (`wrapper`, `decorator`) is not part of the API. Membership is
+    a function nested in another (`wrapper`, `decorator`) is not part of the API, nor a name a
+    JavaScript or TypeScript module does not export (`Symbol.reach`). Membership is
     a set's: a list's made a file of 20,000 functions take seconds."""
     out: dict[str, None] = {}  # insertion-ordered, each name once
     symbols = g.index.files[path].symbols
     nested = nested_lines(symbols)
     for s in sorted(symbols, key=lambda s: (s.line, -s.end_line)):
-        if s.line in nested or s.kind not in _API_KINDS:
-            continue
+        if s.line in nested or s.kind not in _API_KINDS or s.reach != EXPORTED:
+            continue  # nested (Rust's too), or not exported (a JS/TS module's own, a member)
         if not s.name.startswith("_"):
             out.setdefault(s.name)
     return list(out)
@@ -220,7 +222,12 @@ def _offered(g: GraphView, path: str, uses: Counter[str]) -> list[str]:
         return list(dict.fromkeys(names))
     groups: dict[str, dict[str, None]] = {}
     for s in record.symbols:  # constants: upper case, a one-letter prefix aside (`cMSG_X`)
-        if s.kind == "variable" and not s.name.startswith("_") and s.name[1:].upper() == s.name[1:]:
+        if (
+            s.kind == "variable"
+            and s.reach == EXPORTED
+            and not s.name.startswith("_")
+            and s.name[1:].upper() == s.name[1:]
+        ):
             groups.setdefault(s.name.split("_", 1)[0], {})[s.name] = None
     singles: list[str] = []
     for head, members in groups.items():
