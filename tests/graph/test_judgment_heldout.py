@@ -68,8 +68,9 @@ def test_a_name_whose_words_fold_together_is_compared_word_for_word(tmp_path: Pa
     to ninth."""
     g = open_graph(write_tree(tmp_path / "lib", FOLDED), jobs=1)
     rows = g.similar("can_verify")
-    assert [r.name for r in rows if r.reason == "shares can"] == ["can_sign", "can_sign"]
-    assert {r.reason for r in rows} == {"shares can", "shares verify"}
+    said = [(r.name, r.reason.removesuffix(", same module")) for r in rows]
+    assert [name for name, why in said if why == "shares can"] == ["can_sign", "can_sign"]
+    assert {why for _name, why in said} == {"shares can", "shares verify"}
     assert not {"check", "is_valid", "validate"} & {r.name for r in rows}
 
 
@@ -985,3 +986,24 @@ def test_signature_lists_what_a_typescript_module_exports(tmp_path: Path) -> Non
     )
     assert "outer" in line and "Widget" in line and "MAX_ITEMS" in line, line
     assert "notExported" not in line and "nsFn" not in line and "LOCAL_LIMIT" not in line, line
+
+
+def test_a_sibling_in_the_module_defining_the_name_weighs_more(tmp_path: Path) -> None:
+    """An outside tester: docutils' `similar publish_string` ranked `publish_parts` twelfth,
+    below every `...String` class elsewhere; aiohttp's `similar TCPConnector` did not list
+    `UnixConnector` at all. A name sharing a word with the one asked for, in the module that
+    defines it, is its family."""
+    files = {
+        "net/connector.py": (
+            "class BaseConnector:\n    pass\n\n\nclass TCPConnector(BaseConnector):\n    pass\n\n\n"
+            "class UnixConnector(BaseConnector):\n    pass\n"
+        ),
+        "net/client.py": "class ClientSession:\n    def connector(self):\n        return None\n",
+        "net/sites.py": "class TCPSite:\n    pass\n",
+        "net/helpers.py": "".join(f"def helper_{i}(x):\n    return x\n\n\n" for i in range(40)),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    rows = g.similar("TCPConnector")
+    names = [r.name for r in rows]
+    assert "UnixConnector" in names and "BaseConnector" in names, names
+    assert all("same module" in r.reason for r in rows if r.path == "net/connector.py")

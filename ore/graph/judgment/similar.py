@@ -58,9 +58,11 @@ def find_similar(
     if mode == "name":
         # `Nested.schema`: a method by its class; by name, the method's own name is compared
         asked = name.rpartition(".")[2] if name is not None else None
-        found = by_name(g, asked if asked else _snippet_name(g, snippet, language))
-        if name is not None and "." in name:  # the method asked about is no answer to itself
-            s, path = _defined(g, name)
+        defined = _defined_or_none(g, name) if name is not None and "." in name else None
+        home = defined[1] if defined is not None else _home(g, asked)
+        found = by_name(g, asked if asked else _snippet_name(g, snippet, language), home)
+        if defined is not None:
+            s, path = defined  # the method asked about is no answer to itself
             found = [m for m in found if (m.path, m.line) != (path, s.line)]
     elif mode == "signature":
         found = by_signature(g, _anchor_signature(g, name, snippet, language))
@@ -128,6 +130,30 @@ def _anchor_signature(
     first = symbols[0]
     shapes = return_shapes(lines, first.line, first.end_line)
     return Anchor(first.kind, first.signature, "", 0, lang, shapes, name=first.name)
+
+
+def _defined_or_none(g: GraphView, name: str) -> tuple[Symbol, str] | None:
+    """`_defined`, or None for a name the tree does not define (any identifier may be asked
+    for by name)."""
+    try:
+        return _defined(g, name)
+    except GraphError:
+        return None
+
+
+def _home(g: GraphView, name: str | None) -> str | None:
+    """The module defining `name` (a class, a function, any kind), library code before
+    tests; None when none does or several library modules do (no one family to favour)."""
+    if not name:
+        return None
+    found = sorted(
+        {p for p, r in g.index.files.items() if any(s.name == name for s in r.symbols)},
+        key=is_context,
+    )
+    library = [p for p in found if not is_context(p)]
+    if len(library) > 1:
+        return None
+    return found[0] if found else None
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:

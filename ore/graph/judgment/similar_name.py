@@ -41,6 +41,10 @@ _VERBS = (
 _FAMILY_OF = {word: group[0] for group in _VERBS for word in group}
 _VERB_ROOTS = frozenset(group[0] for group in _VERBS)
 _MIN_SCORE = 0.3
+#: A name sharing a word with the one asked for, in the module that defines it, weighs this
+#: much more: docutils' `publish_parts` beside `publish_string` (twelfth, below every
+#: `...String` class), aiohttp's `UnixConnector` beside `TCPConnector` (not listed).
+_SAME_MODULE = 1.5
 
 
 def name_words(name: str, *, fold: bool = True) -> set[str]:
@@ -151,7 +155,7 @@ def _folds_apart(name: str) -> bool:
     return len(words) == len(name_words(name))
 
 
-def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
+def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMatch]:
     """Jaccard of name words, each word weighted by how rare it is among the tree's names
     (`log(1 + names / names with it)`): in an HTTP client `request` is in every other name and
     says little; `context` says more.
@@ -211,6 +215,7 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         return sum(math.log(1 + total / df.get(w, 1)) for w in words)
 
     about = _About(g, name.rpartition(".")[2], len(nouns) >= 2)
+    homes = {home} if home is not None else set()  # the module defining the name asked for
     beside = _Beside(g, namesakes)
     out = []
     if len(namesakes) > 1:
@@ -230,8 +235,11 @@ def by_name(g: GraphView, name: str) -> list[SimilarMatch]:
         ):
             continue
         score = weight(shared) / weight(wanted | words)
+        beside_it = path in homes and not is_context(path)
+        if beside_it:  # a sibling in the module that defines the name: the family it joins
+            score = min(1.0, score * _SAME_MODULE)
         if score >= _MIN_SCORE:
-            reason = "shares " + ", ".join(sorted(shared))
+            reason = "shares " + ", ".join(sorted(shared)) + (", same module" if beside_it else "")
             out.append(
                 SimilarMatch(s.name, s.kind, path, s.line, s.signature, round(score, 4), reason)
             )
