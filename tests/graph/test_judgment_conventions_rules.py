@@ -321,3 +321,20 @@ def test_import_style_counts_the_projects_imports_of_itself(tmp_path: Path) -> N
         "import os\nfrom .helpers import reify\n", paths=["aio"], criteria="imports"
     )
     assert not [line for dev in quiet.criteria for line in dev.deviations]
+
+
+def test_an_error_class_is_one_that_derives_from_an_error_whatever_its_name() -> None:
+    """packaging (seed 9413): its errors derive from `ValueError` under names like
+    `InvalidVersion` and `InvalidSpecifier`, 18 of 26, but only classes named `...Error` or
+    `...Exception` were counted, so "derive from Exception" led at 40%."""
+    code = (
+        "class InvalidVersion(ValueError):\n    pass\n\n\n"
+        "class InvalidSpecifier(ValueError):\n    pass\n\n\n"
+        "class ParseError(Exception):\n    pass\n\n\n"
+        "class Version(object):\n    pass\n\n\n"
+        "class LegacyWarning(UserWarning):\n    pass\n"
+    )
+    counts = {label: n for _topic, label, n, _line in file_facts("python", code)}
+    assert counts.get("error classes derive from ValueError") == 2, counts
+    assert counts.get("error classes derive from Exception") == 1, counts
+    assert not [label for label in counts if "object" in label or "Warning" in label]

@@ -1007,3 +1007,18 @@ def test_a_sibling_in_the_module_defining_the_name_weighs_more(tmp_path: Path) -
     names = [r.name for r in rows]
     assert "UnixConnector" in names and "BaseConnector" in names, names
     assert all("same module" in r.reason for r in rows if r.path == "net/connector.py")
+
+
+def test_a_name_defined_in_several_modules_stands_for_the_public_one(tmp_path: Path) -> None:
+    """packaging (seed 9413): `similar platform_tags --mode signature` compared with
+    `_manylinux.platform_tags`, silently; the public `tags.platform_tags` came back as an
+    answer. A public module comes before a private one (`_manylinux.py`)."""
+    body = "def platform_tags(arch):\n    yield from _tags(arch)\n"
+    files = {
+        "pkg/_manylinux.py": body,
+        "pkg/_musllinux.py": body,
+        "pkg/tags.py": "def platform_tags(arch):\n    yield from _tags(arch)\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    paths = {r.path for r in g.similar("platform_tags", mode="signature")}
+    assert paths == {"pkg/_manylinux.py", "pkg/_musllinux.py"}, paths

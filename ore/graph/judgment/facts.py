@@ -80,9 +80,10 @@ TEXT_RULES: dict[str, dict[str, tuple[Rule, ...]]] = {
             ("raise {0}", r"^\s*raise[ \t]+([A-Za-z_][\w.]*)"),
             ("except {0}", r"^\s*except\b[ \t]*\(?[ \t]*([A-Za-z_][\w.]*)"),
             ("bare except:", r"^\s*except[ \t]*:"),
-            (
+            (  # named as an error, or deriving from one (packaging's `InvalidVersion(ValueError)`)
                 "error classes derive from {0}",
-                r"^\s*class\s+\w*(?:Error|Exception)\s*\(\s*([\w.]+)",
+                r"^\s*class\s+(?:\w*(?:Error|Exception)\s*\(\s*|\w+\s*\(\s*"
+                r"(?=[\w.]*(?:Error|Exception)\b))([\w.]+)",
             ),
         ),
         "js": _rules(

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["ALONG", "DEFERRED", "SHAPES_MAGIC", "held_writes", "load_shapes"]
 
 # Bump whenever lexing or shaping changes: old rows are then recomputed.
-SHAPES_MAGIC = b"ore-graph-shapes 15\n"
+SHAPES_MAGIC = b"ore-graph-shapes 16\n"
 _MEMO: dict[Path, dict[str, tuple[str, FileShape]]] = {}
 #: Per root, who writes the shapes file instead of `load_shapes` itself: a long-lived process
 #: hands the write to a thread of its own, so a query after an edit does not wait for the disk.

@@ -158,10 +158,12 @@ def _home(g: GraphView, name: str | None) -> str | None:
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
     """The definition a NAME stands for (`Class.method` names a class's method): in library
-    code before tests, examples and docs (tornado's `get_app` was its test module's), and of a
-    file's overloads the last, the implementation (the `@overload` stubs come first)."""
+    code before tests, examples and docs (tornado's `get_app` was its test module's), in a
+    public module before a private one and then the most central one (packaging's
+    `platform_tags` is `tags.py`'s, not `_manylinux.py`'s), and of a file's overloads the last,
+    the implementation (the `@overload` stubs come first)."""
     owner, _dot, name = name.rpartition(".")  # `Nested.schema`: the method of that class
-    found: tuple[Symbol, str] | None = None
+    found: list[tuple[Symbol, str]] = []
     for path, record in g.index.files.items():
         symbols = sorted(record.symbols, key=lambda s: s.line)
         if owner:
@@ -171,14 +173,21 @@ def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
         if at is not None:
             while at + 1 < len(symbols) and symbols[at + 1].name == name:
                 at += 1  # an overload's stub: the implementation follows, nothing between
-            chosen = (symbols[at], path)
-            if not is_context(path):
-                return chosen
-            found = found or chosen
-    if found is None:
+            found.append((symbols[at], path))
+    if not found:
         what = f"'{name}' in a class '{owner}'" if owner else f"'{name}'"
         raise GraphError(f"no function or method named {what} is defined in the tree")
-    return found
+    tier = min((is_context(p), _private(p)) for _s, p in found)
+    best = [f for f in found if (is_context(f[1]), _private(f[1])) == tier]
+    if len(best) == 1:
+        return best[0]
+    ranks = g.pagerank  # only for a name defined in several modules of one tier
+    return min(best, key=lambda f: (-ranks.get(f[1], 0.0), f[1]))
+
+
+def _private(path: str) -> bool:
+    """A module named as private (`_manylinux.py`, a folder `_impl/`), `__init__` aside."""
+    return any(part.startswith("_") and not part.startswith("__") for part in path.split("/"))
 
 
 def _overloads(g: GraphView, path: str, chosen: Symbol) -> frozenset[int]:
