@@ -1022,3 +1022,20 @@ def test_a_name_defined_in_several_modules_stands_for_the_public_one(tmp_path: P
     g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
     paths = {r.path for r in g.similar("platform_tags", mode="signature")}
     assert paths == {"pkg/_manylinux.py", "pkg/_musllinux.py"}, paths
+
+
+def test_a_dunder_name_answers_only_a_dunder_name(tmp_path: Path) -> None:
+    """sortedcontainers (seed 9413): `similar SortedList.copy` answered `__copyright__`
+    (`copy` is a piece of it), a module's metadata, not a feature."""
+    files = {
+        "sc/__init__.py": "__copyright__ = '2014 Grant Jenks'\n__version__ = '2.4.0'\n",
+        "sc/sortedlist.py": (
+            "class SortedList:\n    def copy(self):\n        return SortedList(self)\n\n"
+            "    def __copy__(self):\n        return self.copy()\n"
+        ),
+        "sc/sorteddict.py": "class SortedDict:\n    def copy(self):\n        return dict(self)\n",
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    names = [r.name for r in g.similar("SortedList.copy")]
+    assert "__copyright__" not in names and "__copy__" not in names, names
+    assert "copy" in names  # SortedDict's

@@ -147,6 +147,12 @@ class _Beside:
         return (path, s.line) in self._holders
 
 
+def dunder(name: str) -> bool:
+    """A name Python reserves (`__init__`, `__copyright__`): the protocol's, not a feature's
+    (sortedcontainers' `__copyright__` answered `copy`, seed 9413)."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
 def _folds_apart(name: str) -> bool:
     """Whether folding keeps the name's words apart: `can_verify` would fold both its words
     into one family (`is`), and every `check`, `is_x` and `validate` would share it; such a
@@ -179,6 +185,7 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
     if not wanted:
         raise GraphError(f"'{name}' has no words to compare")
     nouns = wanted - _VERB_ROOTS  # what a candidate must share; filler never is
+    asked_dunder = dunder(name)
     # `from_dict`, `to_json`: a filler word and one other say what the name does, and are
     # scored as both (without it every `dict` was its equal: marshmallow's `Dict` field, 1.0)
     kept = frozenset(w for w in asked if w in _FILLER) if len(wanted) == 1 else frozenset()
@@ -203,8 +210,15 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
             again, previous = s.name == previous, s.name
             if s.name == name:
                 namesakes.append((path, s))
-            elif s.line in nested or again or s.name in listed:
-                continue  # a nested helper; an overload; one test copied into each test class
+            elif (
+                s.line in nested
+                or again
+                or s.name in listed
+                or (dunder(s.name) and not asked_dunder)
+            ):
+                # a nested helper; an overload; one test copied into each test class; a
+                # module's `__copyright__` or a class's `__init__` for a name that is no dunder
+                continue
             elif (nouns & words) if nouns else (wanted & words):
                 candidates.append((path, s, words))
                 if not in_library:
