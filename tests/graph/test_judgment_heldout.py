@@ -1039,3 +1039,23 @@ def test_a_dunder_name_answers_only_a_dunder_name(tmp_path: Path) -> None:
     names = [r.name for r in g.similar("SortedList.copy")]
     assert "__copyright__" not in names and "__copy__" not in names, names
     assert "copy" in names  # SortedDict's
+
+
+def test_procedures_of_no_parameter_are_not_siblings_by_a_shared_word(tmp_path: Path) -> None:
+    """packaging (seed 9413): `similar DirectUrl.validate --mode signature` gave seven of ten
+    places to tests named `test_..._validate_...(self) -> None`: a shared word and a `None`
+    return are nothing two procedures of no parameter would not share."""
+    files = {
+        "pkg/direct_url.py": (
+            "class DirectUrl:\n    def validate(self) -> None:\n        check(self)\n"
+        ),
+        "pkg/pylock.py": "class Package:\n    def validate(self) -> None:\n        check(self)\n",
+        "tests/test_metadata.py": (
+            "class TestMetadata:\n"
+            "    def test_from_email_validate(self) -> None:\n        run_validate()\n\n"
+            "    def test_raw_validate_unknown(self) -> None:\n        run_validate()\n"
+        ),
+    }
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    rows = g.similar("DirectUrl.validate", mode="signature")
+    assert [(r.path, r.name) for r in rows] == [("pkg/pylock.py", "validate")]

@@ -154,7 +154,12 @@ def _common_type(annotation: str) -> bool:
     return all(name in _COMMON_TYPES for name in NAME.findall(annotation))
 
 
-def _shares_a_word(a: list[str], b: list[str]) -> bool:
+def _siblings(a: list[str], b: list[str], returns: str) -> bool:
+    """Two functions of no parameter with the same annotated return: siblings when their
+    names share a word, unless what they return is nothing (`-> None`: packaging's tests of
+    `validate` all share its word and its `None`)."""
+    if returns in ("None", "void", "undefined", "()"):
+        return False
     return bool({w for w in a if len(w) > 2} & set(b) - _NAME_FILLER)
 
 
@@ -210,7 +215,7 @@ def by_signature(g: GraphView, anchor: Anchor) -> list[SimilarMatch]:
             namesake = (
                 same_type
                 and bool(named)
-                and (words == named or (not wanted and not params and _shares_a_word(words, named)))
+                and (words == named or (not (wanted or params) and _siblings(words, named, other)))
             )
             if not (own_return or namesake) and (
                 not pairing or (len(wanted) >= 3 and len(shared) < 2)
