@@ -55,7 +55,7 @@ def grimp_edges(graph: Any) -> set[tuple[str, str]]:
 
 
 def ore_edges(index: Any, root: Path) -> tuple[set[tuple[str, str]], set[str]]:
-    from ore.graph.index.resolve import python_module_names
+    from ore.graph.index.python_imports import python_module_names
 
     table = python_module_names(
         str(root), [p for p, f in index.files.items() if f.language == "python"]

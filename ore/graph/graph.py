@@ -458,7 +458,7 @@ class CodeGraph:
     def resolve_file(self, file: str) -> str:
         """The indexed path `file` names (relative, absolute, or a unique path suffix; `a//b`,
         `a/./b` and `./b` name what `a/b` and `b` do)."""
-        from .render.export import plain_name, shown_name
+        from .names import plain_name, shown_name
 
         name = file.replace(os.sep, "/")
         if os.path.isabs(file):

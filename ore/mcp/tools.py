@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphError
+from ..graph.names import shown_name
 from ..graph.ops import ARG_ABOUT, ARG_CHOICES, ARG_KINDS, ARG_MIN, OPS, Op
-from ..graph.render.export import json_text, shown_name
+from ..graph.render.export import json_text
 
 if TYPE_CHECKING:
     from ..graph.serve import WarmGraph

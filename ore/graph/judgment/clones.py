@@ -38,7 +38,7 @@ from ..index.source import SourceLines
 from ..index.stored import paused_gc
 from ..results import CloneGroup, Occurrence
 from . import trivial
-from .cuts import CUTS, Edges
+from .cuts import CUTS, DEFINITIONS, Edges
 from .exactness import settle
 from .families import Families
 from .memo import remembered
@@ -143,10 +143,6 @@ def find_clones(
         return remembered(g, "clones", params, selected, compute, _clone_rows, _clone_groups)
 
 
-#: The symbol kinds whose edges a renamed run is cut at (`cuts.Edges`).
-_DEFINITIONS = frozenset({"class", "function", "method", "interface", "enum"})
-
-
 def _definitions(g: GraphView, path: str) -> list[tuple[int, int, int]]:
     """A file's definitions of more than one line (`cuts.Edges`): head, first and last line;
     the head is the first of the definitions of its name right above it (`@overload` stubs)."""
@@ -154,7 +150,7 @@ def _definitions(g: GraphView, path: str) -> list[tuple[int, int, int]]:
     if record is None:
         return []
     symbols = sorted(
-        (s for s in record.symbols if s.kind in _DEFINITIONS), key=lambda s: (s.line, -s.end_line)
+        (s for s in record.symbols if s.kind in DEFINITIONS), key=lambda s: (s.line, -s.end_line)
     )
     out = []
     for n, s in enumerate(symbols):

@@ -20,7 +20,6 @@ The overall score is the mean of the criteria checked.
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -28,9 +27,10 @@ from typing import TYPE_CHECKING
 from ...errors import GraphError
 from ..index.extract import extract
 from ..index.kinds import is_context
+from ..index.python_imports import python_module_names
 from ..index.records import FileIndex, Symbol
 from ..results import Consistency, Deviation
-from .conventions import name_style, styles_fit
+from .conventions import OWN, import_origin, name_style, styles_fit
 from .facts import LEVEL_CALL
 from .lexer import family, without_literals
 from .parameter_lists import parameters
@@ -153,7 +153,7 @@ def _imports(g: GraphView, scope: list[str], record: FileIndex, label: str) -> D
             local = imp.level > 0 or imp.module.startswith(".")
             stars += "*" in imp.names
             total += 1
-            if scoped.language == "python" and not local and _not_own(imp.module, outside):
+            if scoped.language == "python" and import_origin(imp.module, imp.level, outside) != OWN:
                 continue
             relative += local
             absolute += not local
@@ -182,27 +182,11 @@ def _imports(g: GraphView, scope: list[str], record: FileIndex, label: str) -> D
     return _deviation("imports", bad, checked)
 
 
-_STDLIB = frozenset(sys.stdlib_module_names)
-
-
-def _not_own(module: str, outside: set[str]) -> bool:
-    """Whether an absolute Python import is of the standard library or a third party."""
-    head = module.split(".")[0]
-    return head in _STDLIB or head in outside
-
-
 def _own_packages(g: GraphView) -> set[str]:
-    """The top-level names the project's Python modules are imported by: the first folder of
-    each (after `src/`), or a module at the root."""
-    out = set()
-    for path, record in g.index.files.items():
-        if record.language != "python":
-            continue
-        parts = path.split("/")
-        if parts[0] == "src" and len(parts) > 1:
-            parts = parts[1:]
-        out.add(parts[0] if len(parts) > 1 else parts[0].split(".")[0])
-    return out
+    """The top-level names the project's Python modules are imported by: the first part of
+    each module's dotted name in the index's own table (`python_imports.python_module_names`)."""
+    paths = [p for p, r in g.index.files.items() if r.language == "python"]
+    return {name.split(".")[0] for name in python_module_names(str(g.root), paths)}
 
 
 def _structure(

@@ -36,7 +36,7 @@ import builtins
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -55,7 +55,16 @@ from .shapecache import load_shapes
 if TYPE_CHECKING:
     from .view import GraphView
 
-__all__ = ["MIN_SHARE", "RULE_SHARE", "TOPICS", "find_conventions", "name_style", "styles_fit"]
+__all__ = [
+    "MIN_SHARE",
+    "OWN",
+    "RULE_SHARE",
+    "TOPICS",
+    "find_conventions",
+    "import_origin",
+    "name_style",
+    "styles_fit",
+]
 
 TOPICS = ("errors", "logging", "imports", "naming", "async", "tests")
 MIN_SHARE = 0.1
@@ -212,6 +221,20 @@ def _tally(g: GraphView, topic: str, files: Sequence[str]) -> _Tally:
     return tally
 
 
+#: Where a Python import comes from (`import_origin`), in the order PEP 8 groups them.
+STDLIB, THIRD_PARTY, OWN = 0, 1, 2
+
+
+def import_origin(module: str, level: int, externals: Container[str]) -> int:
+    """Where a Python import comes from: the standard library, a third party (one of the
+    file's `externals`, as the index resolved them) or the project itself (what is left,
+    relative imports included)."""
+    head = module.split(".")[0]
+    if head in _STDLIB and not level:
+        return STDLIB
+    return THIRD_PARTY if head in externals else OWN
+
+
 def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
     """The file's import patterns; the order of origins is read in its import block (`_block`)."""
     record = g.index.files[path]
@@ -220,9 +243,8 @@ def _import_patterns(g: GraphView, path: str, tally: _Tally) -> None:
     for imp in record.imports:
         where = f"{path}:{imp.line}"
         if record.language == "python":
-            head = imp.module.split(".")[0]
-            origin = 0 if head in _STDLIB and not imp.level else 1 if head in externals else 2
-            if origin == 2:  # how the project imports itself: `import os` is no absolute import
+            origin = import_origin(imp.module, imp.level, externals)
+            if origin == OWN:  # how the project imports itself: `import os` is no absolute import
                 tally.add("relative imports" if imp.level else "absolute imports", where)
             tally.add("from x import y" if imp.kind == "from" else "import x", where)
             if "*" in imp.names:

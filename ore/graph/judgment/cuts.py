@@ -20,10 +20,13 @@ from ..index.extract import MAX_BYTES
 from ..index.source import SourceLines
 from .lexer import TextLines
 
-__all__ = ["CUTS", "Edges", "RunCuts", "Span"]
+__all__ = ["CUTS", "DEFINITIONS", "Edges", "RunCuts", "Span"]
 
 #: Bumped when where a run is cut changes (`Edges`): answers kept before are stale.
 CUTS = 5
+#: The symbol kinds that are definitions: a renamed run is cut at their edges (`Edges`), and a
+#: clone family is told by the ones holding its places (`families`).
+DEFINITIONS = frozenset({"class", "function", "method", "interface", "enum"})
 
 #: A run's place: file, first line (index into the view), lines, tokens shared at the end of
 #: the line before it and at the start of the line after it.

@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..results import CloneGroup
+from .cuts import DEFINITIONS
 
 if TYPE_CHECKING:
     from .view import GraphView
 
 __all__ = ["Families"]
-
-_DEFINITIONS = frozenset({"class", "function", "method", "interface", "enum"})
 
 
 class Families:
@@ -39,7 +38,7 @@ class Families:
         if found is None:
             record = self._g.index.files.get(path)
             symbols = record.symbols if record is not None else ()
-            spans = sorted((s.line, s.end_line) for s in symbols if s.kind in _DEFINITIONS)
+            spans = sorted((s.line, s.end_line) for s in symbols if s.kind in DEFINITIONS)
             found = self._spans[path] = ([a for a, _ in spans], [b for _, b in spans])
         return found
 

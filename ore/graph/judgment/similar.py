@@ -59,7 +59,7 @@ def find_similar(
         # `Nested.schema`: a method by its class; by name, the method's own name is compared
         asked = name.rpartition(".")[2] if name is not None else None
         defined = _defined_or_none(g, name) if name is not None and "." in name else None
-        home = defined[1] if defined is not None else _home(g, asked)
+        home = defined[1] if defined is not None else None  # else by_name finds it
         found = by_name(g, asked if asked else _snippet_name(g, snippet, language), home)
         if defined is not None:
             s, path = defined  # the method asked about is no answer to itself
@@ -139,21 +139,6 @@ def _defined_or_none(g: GraphView, name: str) -> tuple[Symbol, str] | None:
         return _defined(g, name)
     except GraphError:
         return None
-
-
-def _home(g: GraphView, name: str | None) -> str | None:
-    """The module defining `name` (a class, a function, any kind), library code before
-    tests; None when none does or several library modules do (no one family to favour)."""
-    if not name:
-        return None
-    found = sorted(
-        {p for p, r in g.index.files.items() if any(s.name == name for s in r.symbols)},
-        key=is_context,
-    )
-    library = [p for p in found if not is_context(p)]
-    if len(library) > 1:
-        return None
-    return found[0] if found else None
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:

@@ -128,23 +128,26 @@ class _About:
         return any(self._named.search(line) for line in body)
 
 
-class _Beside:
-    """The classes that hold the name asked for (pluggy's `Result` for `Result.get_result`):
-    no answer, the asker has them already. (Leaving out a Python function's module variables
-    too, constants such as tornado's `DEFAULT_SIGNED_VALUE_VERSION`, was measured and not
-    kept: it took four noise answers out of the held-out samples and four real ones, boltons'
-    quote maps for `quote_fragment_part`.)"""
+def _holders(g: GraphView, namesakes: list[tuple[str, Symbol]]) -> set[tuple[str, int]]:
+    """The classes that hold the name asked for, by file and line (pluggy's `Result` for
+    `Result.get_result`): no answer, the asker has them already. (Leaving out a Python
+    function's module variables too, constants such as tornado's
+    `DEFAULT_SIGNED_VALUE_VERSION`, was measured and not kept: it took four noise answers out
+    of the held-out samples and four real ones, boltons' quote maps for
+    `quote_fragment_part`.)"""
+    return {
+        (path, c.line)
+        for path, s in namesakes
+        for c in g.index.files[path].symbols
+        if c.kind == "class" and c.line < s.line <= c.end_line
+    }
 
-    def __init__(self, g: GraphView, namesakes: list[tuple[str, Symbol]]) -> None:
-        self._holders = {
-            (path, c.line)
-            for path, s in namesakes
-            for c in g.index.files[path].symbols
-            if c.kind == "class" and c.line < s.line <= c.end_line
-        }
 
-    def known(self, path: str, s: Symbol) -> bool:
-        return (path, s.line) in self._holders
+def _home(namesakes: list[tuple[str, Symbol]]) -> str | None:
+    """The library module defining the name asked for, when one alone does (several: no one
+    family to favour)."""
+    library = {path for path, _s in namesakes if not is_context(path)}
+    return next(iter(library)) if len(library) == 1 else None
 
 
 def dunder(name: str) -> bool:
@@ -175,8 +178,10 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
     file's name a second time (arrow's `test_weekday` in each locale's test class), nor a test
     that is not about the name (`_About`: it neither names it nor holds its words). When
     several definitions carry the name itself (`read_edgelist` in two modules), each is the
-    closest sibling there is and is listed first; one alone is the name asked about. Each
-    name of the tree is cut into words once."""
+    closest sibling there is and is listed first; one alone is the name asked about. A name
+    in `home`, the module defining the one asked for (found among its definitions when not
+    given: the one library module holding it), is a sibling of its family and weighs more.
+    Each name of the tree is cut into words once."""
     fold = _folds_apart(name)
     written = {s.name: split_words(s.name) for r in g.index.files.values() for s in r.symbols}
     pieces = _Pieces({w for words in written.values() for w in words if len(w) >= 3})
@@ -228,9 +233,9 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
     def weight(words: set[str]) -> float:
         return sum(math.log(1 + total / df.get(w, 1)) for w in words)
 
-    about = _About(g, name.rpartition(".")[2], len(nouns) >= 2)
-    homes = {home} if home is not None else set()  # the module defining the name asked for
-    beside = _Beside(g, namesakes)
+    about = _About(g, name, len(nouns) >= 2)
+    home = home if home is not None else _home(namesakes)  # where the name asked for lives
+    holders = _holders(g, namesakes)
     out = []
     if len(namesakes) > 1:
         for path, s in namesakes:
@@ -241,7 +246,7 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
         shared = wanted & words
         if len(wanted) >= 3 and len(shared) < 2:
             continue  # one word of three: `close` is not `read_until_close`
-        if beside.known(path, s):
+        if (path, s.line) in holders:
             continue
         if is_context(path) and (
             _tests_a_sibling(written[s.name], asked, library)
@@ -249,7 +254,7 @@ def by_name(g: GraphView, name: str, home: str | None = None) -> list[SimilarMat
         ):
             continue
         score = weight(shared) / weight(wanted | words)
-        beside_it = path in homes and not is_context(path)
+        beside_it = path == home and not is_context(path)
         if beside_it:  # a sibling in the module that defines the name: the family it joins
             score = min(1.0, score * _SAME_MODULE)
         if score >= _MIN_SCORE:

@@ -29,8 +29,6 @@ __all__ = [
     "export",
     "export_dict",
     "json_text",
-    "plain_name",
-    "shown_name",
 ]
 
 FORMATS = ("json", "graphml", "dot", "mermaid")

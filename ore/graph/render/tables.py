@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..names import plain_name
 from ..results import (
     Community,
     Context,
@@ -24,7 +25,6 @@ from ..results import (
     SearchHit,
     SymbolMatch,
 )
-from .export import plain_name
 
 __all__ = [
     "cell",
