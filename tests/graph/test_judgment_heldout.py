@@ -1059,3 +1059,17 @@ def test_procedures_of_no_parameter_are_not_siblings_by_a_shared_word(tmp_path: 
     g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
     rows = g.similar("DirectUrl.validate", mode="signature")
     assert [(r.path, r.name) for r in rows] == [("pkg/pylock.py", "validate")]
+
+
+def test_similar_by_name_of_a_class_method_that_is_not_there_is_one_error(
+    tmp_path: Path,
+) -> None:
+    """`similar Nope.x` by name said "nothing similar", exit 0, where signature mode says
+    no such method: `Class.method` names one definition; a typo in it is an error."""
+    from ore.errors import GraphError
+
+    files = {"lib/result.py": "class Result:\n    def get_result(self):\n        return 1\n"}
+    g = open_graph(write_tree(tmp_path / "proj", files), jobs=1)
+    with pytest.raises(GraphError, match="in a class 'Nope'"):
+        g.similar("Nope.get_result")
+    assert g.similar("any_identifier") == []

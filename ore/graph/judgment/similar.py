@@ -58,7 +58,9 @@ def find_similar(
     if mode == "name":
         # `Nested.schema`: a method by its class; by name, the method's own name is compared
         asked = name.rpartition(".")[2] if name is not None else None
-        defined = _defined_or_none(g, name) if name is not None and "." in name else None
+        # `Class.method` names one definition: one that is not there is an error, as in the
+        # other modes (any other NAME may be any identifier)
+        defined = _defined(g, name) if name is not None and "." in name else None
         home = defined[1] if defined is not None else None  # else by_name finds it
         found = by_name(g, asked if asked else _snippet_name(g, snippet, language), home)
         if defined is not None:
@@ -130,15 +132,6 @@ def _anchor_signature(
     first = symbols[0]
     shapes = return_shapes(lines, first.line, first.end_line)
     return Anchor(first.kind, first.signature, "", 0, lang, shapes, name=first.name)
-
-
-def _defined_or_none(g: GraphView, name: str) -> tuple[Symbol, str] | None:
-    """`_defined`, or None for a name the tree does not define (any identifier may be asked
-    for by name)."""
-    try:
-        return _defined(g, name)
-    except GraphError:
-        return None
 
 
 def _defined(g: GraphView, name: str) -> tuple[Symbol, str]:
