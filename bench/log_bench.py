@@ -12,8 +12,8 @@ turns.
    the process waited for, which a loaded machine's scheduling disturbs less, but which misses
    time spent waiting on the disk, and at a terminal the child's). The log grows over the
    runs, so SQLite's automatic checkpoints (every 1,000 pages) are in the figures. Then the parts, timed inside fresh processes that have just run a turn through the
-   library: importing `ore.artifacts` and building the artifact, importing `sqlite3` and
-   `ore.log`, and `record` (open, one transaction, close).
+   library: importing `ore.artifacts`' document module and making the turn's artifact
+   document, importing `_sqlite3` and `ore.log`, and `record` (open, one transaction, close).
 2. Reading. A log of 100,000 turns is built through `ore.log`'s own schema (one transaction,
    varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
    middling and a common word, two words) and `ore log list -n 20` run as whole processes.
@@ -56,26 +56,26 @@ ORE = shutil.which("ore", path=str(Path(PY).parent)) or shutil.which("ore") or "
 #: work `ore` adds to log it, timed part by part.
 LOGGING_PARTS = """
 import json, time
-from ore.turn import TurnRequest, run_turn
-result = run_turn(TurnRequest.of("hi", model="llama3.2:latest"))
+from ore.turn import TurnRequest, document_of, run_turn
+request = TurnRequest.of("hi", model="llama3.2:latest")
+result = run_turn(request)
 marks = [time.perf_counter()]
-from ore.artifacts import BackendInfo, build_artifact
+from ore.artifacts import turn_document
 marks.append(time.perf_counter())
-artifact = build_artifact(result.turn, prompt="hi", model_id=result.model,
-                          backend=BackendInfo("ollama", None))
+document = document_of(request, result)
 marks.append(time.perf_counter())
 import _sqlite3  # what ore.log's record imports (not the `sqlite3` package)
 marks.append(time.perf_counter())
 from ore.log import record
 marks.append(time.perf_counter())
-record(artifact, session=None, seconds=result.seconds)
+record(document, session=None, seconds=result.seconds)
 marks.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
 WHAT = ("wall", "cpu")
 PARTS = (
-    "import ore.artifacts",
-    "build the artifact",
+    "import ore.artifacts (the document's module)",
+    "make the artifact's document",
     "import _sqlite3",
     "import ore.log",
     "record (open, one transaction, close)",

@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["home_folder", "ore_home"]
+__all__ = ["LOG_NAME", "home_folder", "log_path", "ore_home"]
+
+#: The turn log's file name under `$ORE_HOME` (`ore.log`).
+LOG_NAME = "log.db"
 
 
 def home_folder() -> str:
@@ -26,3 +29,10 @@ def ore_home() -> Path:
     from pathlib import Path
 
     return Path(home_folder())
+
+
+def log_path() -> Path:
+    """Where the turn log is: `$ORE_HOME/log.db` (`ore.log`). Here, where every turn already
+    looks, so that a turn's record and the hold on it (`ore.log.writers`) each load only the
+    module that does their work."""
+    return ore_home() / LOG_NAME

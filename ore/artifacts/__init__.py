@@ -15,8 +15,9 @@ Versions (the `artifact_version` string; each has a frozen JSON Schema in `ore/s
   model's reasoning (`output.thinking`). The default since ORE 0.11.
 
 `jsonschema` is imported only when an artifact is read or written: a plain turn never pays for
-it. Names are imported on first use, so the turn log's record (which builds an artifact) loads
-neither the replay planner nor the schema files. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
+it. Names are imported on first use: the turn log's record of a turn loads only the document's
+module (`_document`: the versions and `turn_document`), none of the contract classes, the
+replay planner or the schema files. `ore schema` (in `ore.cli.schema`) prints the schemas. See docs/artifacts.md for the format and bump rules.
 """
 
 from __future__ import annotations
@@ -30,10 +31,19 @@ if TYPE_CHECKING:
         BackendInfo,
         Continuation,
         ExecutionArtifact,
-        Relation,
         build_artifact,
+        document_artifact,
         public_url,
         validate,
+    )
+    from ._document import (
+        ARTIFACT_VERSION,
+        SUPPORTED_VERSIONS,
+        V1,
+        V2,
+        V3,
+        Relation,
+        turn_document,
     )
     from ._io import (
         MAX_ARTIFACT_BYTES,
@@ -44,16 +54,7 @@ if TYPE_CHECKING:
         write_artifact,
     )
     from ._replay import ArtifactTurn, artifact_context, plan_turn
-    from ._schema import (
-        ARTIFACT_VERSION,
-        SUPPORTED_VERSIONS,
-        V1,
-        V2,
-        V3,
-        load_schema,
-        resolve_version,
-        schema_text,
-    )
+    from ._schema import load_schema, resolve_version, schema_text
 
 __all__ = [
     "ARTIFACT_VERSION",
@@ -70,6 +71,7 @@ __all__ = [
     "artifact_context",
     "build_artifact",
     "check_destination",
+    "document_artifact",
     "dumps_artifact",
     "load_schema",
     "parse_artifact",
@@ -78,6 +80,7 @@ __all__ = [
     "read_artifact",
     "resolve_version",
     "schema_text",
+    "turn_document",
     "validate",
     "write_artifact",
 ]
@@ -86,20 +89,21 @@ if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = exports(
         __name__,
         {
-            "ARTIFACT_VERSION": "._schema",
+            "ARTIFACT_VERSION": "._document",
             "ArtifactTurn": "._replay",
             "BackendInfo": "._contract",
             "Continuation": "._contract",
             "ExecutionArtifact": "._contract",
             "MAX_ARTIFACT_BYTES": "._io",
-            "Relation": "._contract",
-            "SUPPORTED_VERSIONS": "._schema",
-            "V1": "._schema",
-            "V2": "._schema",
-            "V3": "._schema",
+            "Relation": "._document",
+            "SUPPORTED_VERSIONS": "._document",
+            "V1": "._document",
+            "V2": "._document",
+            "V3": "._document",
             "artifact_context": "._replay",
             "build_artifact": "._contract",
             "check_destination": "._io",
+            "document_artifact": "._contract",
             "dumps_artifact": "._io",
             "load_schema": "._schema",
             "parse_artifact": "._io",
@@ -108,6 +112,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "read_artifact": "._io",
             "resolve_version": "._schema",
             "schema_text": "._schema",
+            "turn_document": "._document",
             "validate": "._contract",
             "write_artifact": "._io",
         },

@@ -4,40 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .._frozen import contract
-from .._version import __version__
 from ..errors import ArtifactError, DataError
-from ..turn_types import RoutingDecision
-from ..types import Message, Response, now
-from ._schema import (
-    ARTIFACT_VERSION,
-    SUPPORTED_VERSIONS,
-    V1,
-    V3,
-    check,
-    json_type,
-    quote,
-    resolve_version,
-    where,
-)
+from ..types import Message, Response
+from ._document import ARTIFACT_VERSION, SUPPORTED_VERSIONS, V1, V3, Relation, turn_document
+from ._schema import check, json_type, quote, resolve_version, where
 
 if TYPE_CHECKING:
     from ..core import Turn
+    from ..turn_types import RoutingDecision
 
 __all__ = [
     "BackendInfo",
     "Continuation",
     "ExecutionArtifact",
-    "Relation",
     "build_artifact",
+    "document_artifact",
     "public_url",
     "validate",
 ]
-
-Relation = Literal["root", "replay", "chain"]
 
 
 def public_url(url: str | None) -> str | None:
@@ -268,32 +256,34 @@ def build_artifact(
     continuation: Continuation | None = None,
     files: Sequence[Mapping[str, Any]] = (),
 ) -> ExecutionArtifact:
-    """The artifact of one executed turn; `turn.sent` is recorded as the exact messages sent.
+    """The artifact of one executed turn: its document (`turn_document`, which says what each
+    argument records) read back. `turn.sent` is recorded as the exact messages sent.
 
-    :param prompt: the user's prompt for the turn (a replay passes the recorded prompt).
-    :param model_id: the model asked for; `turn.response.model_id` is the one that answered.
+    :param backend: the backend that answered, its address public (`public_url`).
     :param parent: the artifact this turn was replayed or chained from (None for a root).
-    :param relation: "replay" or "chain"; default "chain" with a parent, else "root".
     :param continuation: declared by the caller; the content is never inspected for it.
-    :param files: the `-f` files' records (name, size, sha256), written as v3 `input.files`;
-        their text is in the messages sent.
     """
-    if relation is None:
-        relation = "chain" if parent is not None else "root"
-    return ExecutionArtifact(
-        execution_id=turn.response.id,
-        timestamp=now(),
-        prompt=prompt,
-        model_id=model_id,
-        output=turn.response,
-        routing=routing.to_dict() if routing is not None else None,
-        tools=tuple(tools) or None,
-        skills=tuple(skills) or None,
-        continuation=continuation or Continuation(),
-        messages=tuple(turn.sent),
-        ore_version=__version__,
-        backend=backend,
-        parent_execution_id=parent.execution_id if parent is not None else None,
-        relation=relation,
-        controls={**turn.options.to_dict(), **({"files": list(files)} if files else {})},
+    declared = continuation or Continuation()
+    return document_artifact(
+        turn_document(
+            turn,
+            prompt=prompt,
+            model_id=model_id,
+            backend=(backend.name, backend.base_url),
+            routing=routing,
+            tools=tools,
+            skills=skills,
+            parent_id=parent.execution_id if parent is not None else None,
+            relation=relation,
+            continuation=(declared.requested, declared.reason),
+            files=files,
+        )
     )
+
+
+def document_artifact(document: Mapping[str, Any]) -> ExecutionArtifact:
+    """The artifact of a document this ORE made (`turn_document`), read as a file is but
+    without the schema check: untrusted JSON goes through `ExecutionArtifact.from_dict` (or
+    `parse_artifact`, `read_artifact`), which validates it first."""
+    data = dict(document)
+    return _build(data, data["artifact_version"])

@@ -13,13 +13,9 @@ from functools import cache
 from typing import Any
 
 from ..errors import ArtifactError
+from ._document import ARTIFACT_VERSION, SUPPORTED_VERSIONS
 
 __all__ = [
-    "ARTIFACT_VERSION",
-    "SUPPORTED_VERSIONS",
-    "V1",
-    "V2",
-    "V3",
     "check",
     "json_type",
     "load_schema",
@@ -28,14 +24,6 @@ __all__ = [
     "schema_text",
     "where",
 ]
-
-V1 = "ore.exec.v1"
-V2 = "ore.exec.v2"
-V3 = "ore.exec.v3"
-#: Every version this ORE reads, oldest first. A new version is appended, never replaces one.
-SUPPORTED_VERSIONS = (V1, V2, V3)
-#: The version written unless another is asked for (v3 since ORE 0.11).
-ARTIFACT_VERSION = V3
 
 
 def resolve_version(name: str) -> str:

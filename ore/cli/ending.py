@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import NoReturn
 
-__all__ = ["after_exit", "deferring", "end", "ending"]
+__all__ = ["after_exit", "deferring", "end", "ending", "until_exit"]
 
 _left: list[Callable[[], None]] | None = None  # None: not the program, nothing is deferred
+_held: list[object] = []  # what `until_exit` keeps from its own clean-up
 
 
 @contextmanager
@@ -73,6 +74,19 @@ def after_exit(work: Callable[[], None]) -> bool:
         return False
     assert _left is not None
     _left.append(work)
+    return True
+
+
+def until_exit(thing: object) -> bool:
+    """Keep `thing` until the program's exit, which drops it with the process, never through its
+    own clean-up; False when `main()` is not the program (its caller cleans it up then). For
+    the turn log's connection: closing it is a checkpoint or a second connection to avoid one
+    (`ore.log.db.close_written`), and a process that exits holding it leaves the log as a
+    writer killed after its commit does, whole. With other threads alive the exit goes
+    through `sys.exit`, and the interpreter's teardown cleans it up as usual."""
+    if _left is None:
+        return False
+    _held.append(thing)
     return True
 
 

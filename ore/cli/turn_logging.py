@@ -1,7 +1,6 @@
 """The turn's side of the log: the rule that says whether a turn is logged (`LOG_RULE`,
-`logging_enabled`), keeping a completed turn (`keep_turn`, the write waited for where a signal is
-heard), `--continue` (`continued`: going on from the latest logged turn) and reading a turn
-reference (`parse_ref`: `log:12`, `-1`).
+`logging_enabled`), keeping a completed turn (`keep_turn`), `--continue` (`continued`: going on
+from the latest logged turn) and reading a turn reference (`parse_ref`: `log:12`, `-1`).
 
 Apart from `ore.cli.log` (the `ore log` commands) because every turn calls these and none of the
 commands' code: a turn loads this module, never the listings, search, export or status.
@@ -11,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -80,11 +79,12 @@ def logging_enabled(no_log: bool = False, no_config: bool = False) -> bool:
 def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = False) -> None:
     """Record a completed turn in the log, after `run_turn` returned: the turn is never changed
     by it, and a log that cannot be written is one warning line (the answer and the exit code
-    stay as they are). The turn's artifact is `result.artifact`, else built here from
-    `request` (`ore.turn.artifact_of`). With `after_exit` (a one-shot turn, its answer out),
-    the artifact is built and the record written once the process has given its exit status,
+    stay as they are). The turn's artifact is `result.artifact`, else its document is made here
+    from `request` (`ore.turn.document_of`). With `after_exit` (a one-shot turn, its answer out),
+    the document is made and the record written once the process has given its exit status,
     by the child `ore.cli.ending` forks, when it can be (`ending.deferring()`: `ore` is the
-    program, and nobody reads its stderr to the end)."""
+    program, and nobody reads its stderr to the end). A log held locked by another process is
+    waited for in slices between which a signal is heard (`ore.log.db.written`)."""
     # The log names a session only when the turn is saved there (a session that could not be
     # written holds the turn in memory only, `saved` short of it).
     kept = result.conversation
@@ -92,20 +92,29 @@ def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = Fa
     name = kept.name if kept is not None and saved else None
 
     def write() -> None:
-        artifact = result.artifact
-        if artifact is None:
-            from ..turn import artifact_of
+        turn: ExecutionArtifact | dict[str, Any] | None = result.artifact
+        if turn is None:  # its document only: no artifact class is defined for the log
+            from ..turn import document_of
 
-            artifact = artifact_of(request, result)
+            turn = document_of(request, result)
         from ..log import record
 
-        record(artifact, session=name, seconds=result.seconds)
+        # A one-shot turn's process exits right after: its connection is left to the exit.
+        from .ending import until_exit
+
+        record(
+            turn,
+            session=name,
+            seconds=result.seconds,
+            until_exit=until_exit if after_exit else None,
+        )
 
     if after_exit:
         from . import ending
 
         if ending.deferring():
-            from ..log.writers import hold, log_path
+            from ..log.writers import hold
+            from ..paths import log_path
 
             held = hold(log_path())
             if held is not None:
@@ -119,7 +128,7 @@ def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = Fa
                 if ending.after_exit(later):
                     return
                 os.close(held)
-    _told(_waited_out(write))
+    _told(_attempt(write))
 
 
 def _attempt(write: Callable[[], object]) -> Exception | None:
@@ -140,29 +149,6 @@ def _told(failed: Exception | None) -> None:
         warn(f"this turn is not logged: {failed.message}")
     else:  # logging must never cost the user the answer
         warn(f"this turn is not logged: {type(failed).__name__}: {failed}")
-
-
-def _waited_out(write: Callable[[], object]) -> Exception | None:
-    """Run `write` in a thread of its own and wait for it here, where a signal is heard: the
-    log's busy wait (up to 10 s behind another writer) is in SQLite's C code, which defers
-    Python's handlers, so SIGTERM, SIGHUP or Ctrl-C in it ended ORE only when it was over.
-    Waited for in full otherwise (`--continue` finds the turn); a process ended meanwhile
-    leaves the log as a killed writer does (the transaction never committed)."""
-    import threading
-
-    failed: list[Exception] = []
-
-    def run() -> None:
-        try:
-            write()
-        except Exception as exc:
-            failed.append(exc)
-
-    worker = threading.Thread(target=run, name="ore-log-write", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
-    return failed[0] if failed else None
 
 
 def continued(o: Options) -> Options:

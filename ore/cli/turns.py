@@ -57,25 +57,19 @@ def run_and_show(
     from dataclasses import replace
 
     from ..turn import TurnNotKept, run_turn
-    from .ending import deferring
     from .present import Display, Sink, after_call, deliver, finish
     from .turn_logging import keep_turn, logging_enabled
 
-    # The log keeps the turn's artifact: have it built ("-": built, not written), unless the
-    # record is written after the exit (`keep_turn`), which builds it there.
+    # The log keeps the turn's artifact document, which `keep_turn` makes from the result (after
+    # the exit at a terminal): the turn builds no artifact for it.
     logged = logging_enabled(o.no_log, o.no_config)
-    built_later = logged and one_shot and deferring()
     display = Display.of(o, controls)
     sink = Sink(display)
     sink.open()
     not_kept: TurnNotKept | None = None
     try:
         result = run_turn(
-            replace(
-                request,
-                stream=display.stream,
-                artifact_out=request.artifact_out or ("-" if logged and not built_later else None),
-            ),
+            replace(request, stream=display.stream),
             backend=backend,
             on_token=sink.token,
             on_thinking=sink.thinking,

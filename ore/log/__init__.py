@@ -7,13 +7,13 @@ execution artifact plus the columns a listing needs, searchable (FTS5) and repla
         print(turn.id, turn.model, turn.prompt)
     artifact = load_artifact(-1)  # the latest turn, exact enough to replay
 
-- `db`: opening the file safely (what is refused, the busy timeout, WAL), schema migrations;
-  `schema`: the migrations themselves.
+- `db`: opening the file safely (what is refused, the busy timeout, WAL), and the schema as
+  numbered migrations.
 - `records`: what is kept of a turn (`record`); `rows`: a logged turn read back (`LoggedTurn`).
 - `queries`: listings, search, usage, rm, prune, export, and a logged turn as a session.
 - `dates`: the dates `--since` and `--before` take.
-- `writers`: where the log is (`log_path`), and the records still being written by a turn's
-  child after its exit (`hold`; readers `settle` first).
+- `writers`: the records still being written by a turn's child after its exit (`hold`;
+  readers `settle` first). Where the log is, `log_path`, is `ore.paths`' to say.
 
 It calls no model, prints nothing and imports neither click nor the CLI. Names load on first
 use: a turn pays only for what recording needs.
@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
+    from ..paths import LOG_NAME, log_path
     from .dates import parse_date
-    from .db import LOG_NAME, LogError, connect, log_path
+    from .db import SCHEMA_VERSION, LogError, connect
     from .queries import (
         Usage,
         export,
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     )
     from .records import excerpt, record
     from .rows import LoggedTurn
-    from .schema import SCHEMA_VERSION
 
 __all__ = [
     "LOG_NAME",
@@ -75,10 +75,10 @@ if not TYPE_CHECKING:  # type checkers see the imports above
         __name__,
         {
             "parse_date": ".dates",
-            "LOG_NAME": ".db",
+            "LOG_NAME": "ore.paths",
             "LogError": ".db",
             "connect": ".db",
-            "log_path": ".db",
+            "log_path": "ore.paths",
             "Usage": ".queries",
             "export": ".queries",
             "export_rows": ".queries",
@@ -94,6 +94,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "LoggedTurn": ".rows",
             "excerpt": ".records",
             "record": ".records",
-            "SCHEMA_VERSION": ".schema",
+            "SCHEMA_VERSION": ".db",
         },
     )

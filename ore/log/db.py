@@ -1,6 +1,8 @@
 """Opening the turn log: `$ORE_HOME/log.db`, a SQLite file in WAL mode, 0600, with a busy
-timeout so that many `ore` processes write at once without "database is locked", and a schema
-version table so that a newer ORE reads an older log and an older ORE refuses a newer one.
+timeout so that many `ore` processes write at once without "database is locked", and its schema
+as numbered migrations (`MIGRATIONS`) with a version table, so that a newer ORE reads an older
+log and an older ORE refuses a newer one. The schema is here, not in a module of its own, so
+that a turn's record loads one module to open the log (docs/log.md "Cost").
 
 The file is untrusted input: a symlink, a FIFO, a directory, garbage or a log from a future
 ORE is one `LogError` line, and the file is never replaced or rewritten to make it fit.
@@ -16,23 +18,81 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import OreError
-from .schema import MIGRATIONS, SCHEMA_VERSION
-from .writers import LOG_NAME, log_path
+from ..paths import log_path
 
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["LOG_NAME", "LogError", "close_written", "connect", "log_path", "transaction"]
+_T = TypeVar("_T")
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "LogError",
+    "LogLocked",
+    "close_written",
+    "connect",
+    "transaction",
+    "written",
+]
+
+# -- the schema, as numbered migrations ----------------------------------------------------
+# Migration N brings a log at version N-1 to N. A released migration is never edited; a change
+# is a new one (and a fixture log of the previous version in tests/data/, which the tests read).
+
+#: The version this ORE writes; it reads every version up to it.
+SCHEMA_VERSION = 1
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+        # AUTOINCREMENT: an id removed by 'ore log rm' is never given to another turn, so
+        # 'log:ID' always means one turn or none.
+        """CREATE TABLE turns (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            execution_id TEXT NOT NULL UNIQUE,
+            time REAL NOT NULL,
+            day TEXT NOT NULL,
+            model TEXT NOT NULL,
+            backend TEXT,
+            session TEXT,
+            duration REAL,
+            tokens_in INTEGER,
+            tokens_out INTEGER,
+            finish_reason TEXT,
+            relation TEXT NOT NULL,
+            prompt TEXT NOT NULL
+        )""",
+        # The documents apart from the columns: listings, filters and usage scan small rows.
+        """CREATE TABLE artifacts (
+            id INTEGER PRIMARY KEY REFERENCES turns(id),
+            document TEXT NOT NULL
+        )""",
+        "CREATE INDEX turns_by_time ON turns(time)",
+        "CREATE INDEX turns_by_model ON turns(model, id)",
+        "CREATE INDEX turns_by_session ON turns(session, id)",
+        # `ore log usage` reads this index alone: the day (local time, as the turn's process saw
+        # it), the model and the token counts.
+        "CREATE INDEX turns_by_day ON turns(day, model, tokens_in, tokens_out)",
+        "CREATE VIRTUAL TABLE turns_text USING fts5(prompt, answer, tokenize='unicode61')",
+    ),
+}
+
+
+# -- opening ------------------------------------------------------------------------------
 
 #: Seconds a writer waits for another process's write before giving up (one line, no turn lost
 #: but this one's record).
 BUSY_SECONDS = 10.0
+#: A record waits for the log's lock in slices this long (`written`): SQLite's own wait defers
+#: Python's signal handlers, which run between the slices.
+BUSY_SLICE_SECONDS = 0.1
 #: How large the write-ahead log may grow before a turn's record lets its close checkpoint it
 #: (`close_written`): every process that opens the log reads the whole write-ahead log again
 #: (SQLite rebuilds its index when no other process holds it), so a few turns' worth is kept.
@@ -41,6 +101,10 @@ WAL_LIMIT_BYTES = 1 << 20
 
 class LogError(OreError):
     """The turn log cannot be read or written: the one line says why and what to do."""
+
+
+class LogLocked(LogError):
+    """The turn log stayed locked by another process for as long as it was waited for."""
 
 
 def _os_words(exc: BaseException) -> str:
@@ -130,11 +194,16 @@ def _create(path: Path) -> bool:
 
 
 def connect(
-    path: Path | None = None, *, create: bool = True, settle: bool = True
+    path: Path | None = None,
+    *,
+    create: bool = True,
+    settle: bool = True,
+    busy: float | None = None,
 ) -> sqlite3.Connection | None:
     """An open connection to the log at `path` (default `log_path()`), its schema current;
     None when there is no log and `create` is false. With `settle`, once the records of
     turns whose process has ended are all in (`ore.log.writers`): a writer passes False.
+    `busy`: the seconds SQLite waits for another process's lock (default `BUSY_SECONDS`).
 
     :raises LogError: the path holds something else than a log, the file is not SQLite or is
         corrupt, it was written by a newer ORE, or it cannot be opened or written.
@@ -150,7 +219,10 @@ def connect(
         return None
     try:
         db = sqlite3.connect(
-            str(path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            str(path),
+            timeout=BUSY_SECONDS if busy is None else busy,
+            isolation_level=None,
+            check_same_thread=False,
         )
     except sqlite3.Error as exc:
         raise failure(path, exc) from None
@@ -179,7 +251,7 @@ def failure(path: Path, exc: BaseException) -> LogError:
     """The one line for a SQLite or OS error on the log at `path`."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return LogError(
+        return LogLocked(
             f"the turn log {path} stayed locked by another process for {BUSY_SECONDS:.0f} s; "
             "try again when it is done"
         )
@@ -229,7 +301,51 @@ def _newer(path: Path, version: int) -> LogError:
     )
 
 
-def close_written(db: sqlite3.Connection, path: Path) -> None:
+def written(
+    path: Path,
+    write: Callable[[sqlite3.Connection], _T],
+    *,
+    until_exit: Callable[[object], bool] | None = None,
+) -> _T:
+    """`write(db)` in one write transaction on the log at `path`, its connection then closed as
+    `close_written` says. A log locked by another process is waited for up to `BUSY_SECONDS`
+    in slices of `BUSY_SLICE_SECONDS`, between which Python runs the handlers of the signals
+    that came meanwhile (Ctrl-C, SIGTERM, SIGHUP: SQLite's own wait defers them), so a turn's
+    record needs no thread of its own to stay interruptible (about 0.5 ms of a turn, docs/log.md
+    "Cost").
+
+    :raises LogError: the log cannot be opened or written (`LogLocked`: still locked when the
+        wait was over).
+    """
+    import _sqlite3 as sqlite3  # not the `sqlite3` package: the module's docstring says why
+    import time
+
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            db = connect(path, settle=False, busy=BUSY_SLICE_SECONDS)
+            assert db is not None  # created when missing
+            try:
+                with transaction(db):
+                    done = write(db)
+            except sqlite3.Error as exc:
+                db.close()
+                raise failure(path, exc) from None
+            except BaseException:
+                db.close()
+                raise
+        except LogLocked:
+            if time.monotonic() < deadline:
+                time.sleep(0.005)  # were SQLite ever to give up without waiting its slice
+                continue  # the signals that came meanwhile have been handled by now
+            raise failure(path, sqlite3.OperationalError("database is locked")) from None
+        close_written(db, path, until_exit=until_exit)
+        return done
+
+
+def close_written(
+    db: sqlite3.Connection, path: Path, *, until_exit: Callable[[object], bool] | None = None
+) -> None:
     """Close a connection that has just written a turn, leaving the turn in the write-ahead log
     rather than checkpointing it into the database.
 
@@ -252,6 +368,11 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
     30 s or so; before, a turn was on disk when its process ended), never the file, since every
     checkpoint still syncs the log before copying it into the database and the database before
     the log is reused. If the read-only connection cannot be had, the writer closes as before.
+
+    With `until_exit` (the `ore` program's one-shot turn, `ore.cli.ending.until_exit`), the
+    connection is handed to it instead when it says the process will drop it by exiting: a
+    process that exits holding it never checkpoints, so no read-only connection is needed
+    either (about 0.3 ms of a turn, docs/log.md "Cost").
     """
     import _sqlite3 as sqlite3  # not the `sqlite3` package: the module's docstring says why
 
@@ -261,6 +382,8 @@ def close_written(db: sqlite3.Connection, path: Path) -> None:
         grown = False
     if grown:
         db.close()  # the last one checkpoints and removes the log; else a later one will
+        return
+    if until_exit is not None and until_exit(db):
         return
     try:
         reader = sqlite3.connect(_read_only(path), uri=True, isolation_level=None)

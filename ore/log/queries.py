@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._frozen import contract
-from .db import LogError, connect, failure, log_path, transaction
+from ..paths import log_path
+from .db import LogError, connect, failure, transaction
 from .rows import COLUMNS, LoggedTurn, unreadable
 
 if TYPE_CHECKING:

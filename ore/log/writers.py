@@ -1,6 +1,5 @@
-"""Where the turn log is (`log_path`), and the records still being written to it after their
-turn's process exited (`ore.cli.ending` leaves the
-write to a child): each such child holds a shared lock on `log.db-writers` next to the log
+"""The records still being written to the turn log after their turn's process exited
+(`ore.cli.ending` leaves the write to a child): each such child holds a shared lock on `log.db-writers` next to the log
 until its record is in, and a reader of the log first takes that lock exclusively for a
 moment (`settle`), so that it sees every turn whose `ore` process has ended: `ore log show
 -1` and `--continue` right after a turn find it.
@@ -16,21 +15,11 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
-from ..paths import ore_home
+__all__ = ["WRITERS_SUFFIX", "hold", "settle"]
 
-__all__ = ["LOG_NAME", "WRITERS_SUFFIX", "hold", "log_path", "settle"]
-
-#: The log's file name under `$ORE_HOME`.
-LOG_NAME = "log.db"
 #: The lock file's name is the log's name plus this.
 WRITERS_SUFFIX = "-writers"
 _POLL_SECONDS = 0.005
-
-
-def log_path() -> Path:
-    """Where the log is: `$ORE_HOME/log.db`. Here, not in `ore.log.db`, because a turn whose
-    record is written after its exit needs only this and `hold`."""
-    return ore_home() / LOG_NAME
 
 
 def _open(path: Path, *, create: bool) -> int | None:

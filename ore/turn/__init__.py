@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .replay import recorded_controls, recorded_turn_options, replay_request
     from .request import Conversation, Server, TurnRequest, persona
     from .result import TurnNotKept, TurnResult
-    from .run import artifact_of, preview, run_turn
+    from .run import artifact_of, document_of, preview, run_turn
     from .saving import (
         append_turn,
         latest_session,
@@ -64,6 +64,7 @@ __all__ = [
     "choose_model",
     "close",
     "connect",
+    "document_of",
     "extract_block",
     "gather",
     "latest_session",
@@ -104,6 +105,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
             "close": ".server",
             "connect": ".server",
             "artifact_of": ".run",
+            "document_of": ".run",
             "preview": ".run",
             "recorded_controls": ".replay",
             "recorded_turn_options": ".replay",

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..types import Message, Session
     from .result import TurnResult
 
-__all__ = ["artifact_of", "preview", "run_turn"]
+__all__ = ["artifact_of", "document_of", "preview", "run_turn"]
 
 
 def _context(
@@ -273,11 +273,19 @@ def _drop(piece: str) -> None:
 
 def artifact_of(request: TurnRequest, result: TurnResult) -> ExecutionArtifact:
     """The execution artifact of a turn `run_turn` ran for `request` without building one
-    (`artifact_out` None): the same document `artifact_out` would have had, stamped now. The
-    `ore` command builds a one-shot turn's artifact for the log this way, after its exit."""
+    (`artifact_out` None): the same document `artifact_out` would have had, stamped now."""
+    from ..artifacts import document_artifact
+
+    return document_artifact(document_of(request, result))
+
+
+def document_of(request: TurnRequest, result: TurnResult) -> dict[str, Any]:
+    """The artifact's document (`ore.exec.v3`) of a turn `run_turn` ran for `request`: what
+    `artifact_of` reads, without its classes. The `ore` command logs a one-shot turn's this
+    way (after its exit at a terminal)."""
     if result.served is None:
         raise ValueError("this result does not say which backend answered")
-    return _artifact(request, result.turn, result.context, result.served, result.model)
+    return _document(request, result.turn, result.context, result.served, result.model)
 
 
 def _artifact(
@@ -288,17 +296,30 @@ def _artifact(
     model: str,
 ) -> ExecutionArtifact:
     """The turn as an execution artifact."""
-    from ..artifacts import BackendInfo, build_artifact
+    from ..artifacts import document_artifact
 
-    return build_artifact(
+    return document_artifact(_document(request, turn, ctx, served, model))
+
+
+def _document(
+    request: TurnRequest,
+    turn: Turn,
+    ctx: TurnContext,
+    served: tuple[str, str | None],
+    model: str,
+) -> dict[str, Any]:
+    """The turn's artifact document: the one place a turn's parts are named for it."""
+    from ..artifacts import turn_document
+
+    return turn_document(
         turn,
         prompt=request.recorded_prompt,
         model_id=model,
-        backend=BackendInfo(*served),
+        backend=served,
         routing=ctx.routing,
         tools=[r.tool_name for r in ctx.tool_results if r.kind == "tool"],
         skills=[s.name for s in ctx.skills],
-        parent=request.parent,
+        parent_id=request.parent.execution_id if request.parent is not None else None,
         relation=request.relation,
         files=[f.record() for f in request.files],
     )

@@ -544,6 +544,47 @@ def test_reading_the_log_imports_nothing_heavy(args: list[str], ore_env) -> None
     assert json.loads(result.stderr.strip().splitlines()[-1]) == [], result.stderr
 
 
+PROGRAM_PROBE = """
+import os, sys
+import ore.cli.ending as ending
+real_end = ending.end
+def end(code, work):  # what the program loaded, told just before its exit
+    loaded = sorted(m for m in sys.modules if m.startswith(("ore.artifacts", "ore.log")))
+    os.write(2, ("loaded " + " ".join(loaded) + "\\n").encode())
+    real_end(code, work)
+ending.end = end
+sys.argv = ["ore", "--model", "llama3.2:latest", "a logged turn"]
+from ore.cli import program
+program()
+"""
+
+
+def test_a_logged_turn_loads_the_document_and_the_writer_only(fake_ollama, ore_env) -> None:
+    """What logging adds to a one-shot turn (issue 23: 5 ms at most) is its document, SQLite
+    and the log's writer: no artifact class, no reader's code, no writers' lock (stderr is a
+    pipe here, so the record is written before the exit)."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM_PROBE],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=ore_env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "echo: a logged turn\n"
+    loaded = done.stderr.strip().splitlines()[-1].split()[1:]
+    assert loaded == [
+        "ore.artifacts",
+        "ore.artifacts._document",
+        "ore.log",
+        "ore.log.db",
+        "ore.log.records",
+    ], done.stderr
+    from ore.log import list_turns
+
+    assert [t.prompt for t in list_turns(path=log_db(ore_env))] == ["a logged turn"]
+
+
 @pytest.mark.parametrize(
     ("edit", "command"),
     [
