@@ -13,7 +13,9 @@ turns.
    time spent waiting on the disk, and at a terminal the child's). The log grows over the
    runs, so SQLite's automatic checkpoints (every 1,000 pages) are in the figures. Then the parts, timed inside fresh processes that have just run a turn through the
    library: importing `ore.artifacts`' document module and making the turn's artifact
-   document, importing `_sqlite3` and `ore.log`, and `record` (open, one transaction, close).
+   document, importing `_sqlite3` and `ore.log`, and `record` (open, one transaction, close);
+   and what logging takes inside the `ore` program itself (`LOGGING_IN_PROGRAM`), which does
+   not swing with the whole turn's tens of milliseconds.
 2. Reading. A log of 100,000 turns is built through `ore.log`'s own schema (one transaction,
    varied prompts and answers from a Zipf vocabulary), then `ore log search WORD` (a rare, a
    middling and a common word, two words) and `ore log list -n 20` run as whole processes.
@@ -24,6 +26,7 @@ turns.
    log's path can be measured while others work; time is still what the target is about.
 
     python bench/log_bench.py [--runs 15] [--turn-runs 201] [--turns 100000] [--json]
+    python bench/log_bench.py --part logging --stderr pipe --turn-runs 401
     python bench/log_bench.py --part instructions
 
 Targets: logging <= 5 ms a turn; `ore log search` < 200 ms and `ore log list -n 20` < 150 ms
@@ -68,9 +71,41 @@ import _sqlite3  # what ore.log's record imports (not the `sqlite3` package)
 marks.append(time.perf_counter())
 from ore.log import record
 marks.append(time.perf_counter())
-record(document, session=None, seconds=result.seconds)
+held = []  # as the `ore` program's one-shot turn: its connection is left to the exit
+record(document, session=None, seconds=result.seconds, until_exit=lambda db: not held.append(db))
 marks.append(time.perf_counter())
-print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])]), flush=True)
+import os; os._exit(0)
+"""
+#: Run as the `ore` program itself (stderr a pipe: the record is written before the exit), with
+#: a clock around what logging adds to it: whether the turn is logged (`logging_enabled`) and
+#: the record (`keep_turn`: the document made, SQLite and the log's code loaded, the record
+#: written); the milliseconds are written to the descriptor TIMING_FD names just before the
+#: exit. The whole turn swings by tens of milliseconds on a shared machine, this part by
+#: tenths: it says what the difference of whole turns is made of.
+LOGGING_IN_PROGRAM = """
+import os, sys, time
+import ore.cli.ending as ending
+import ore.cli.turn_logging as turn_logging
+spent = [0.0]
+def clocked(work):
+    def run(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return work(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - started
+    return run
+turn_logging.keep_turn = clocked(turn_logging.keep_turn)
+turn_logging.logging_enabled = clocked(turn_logging.logging_enabled)
+real_end = ending.end
+def end(code, work):
+    os.write(int(os.environ["TIMING_FD"]), str(spent[0]).encode())
+    real_end(code, work)
+ending.end = end
+sys.argv = ["ore", "--model", "llama3.2:latest", "hi"]
+from ore.cli import program
+program()
 """
 WHAT = ("wall", "cpu")
 PARTS = (
@@ -128,14 +163,41 @@ def _interval(values: list[float], rng: random.Random, rounds: int = 2000) -> tu
     return medians[int(rounds * 0.025)], medians[int(rounds * 0.975) - 1]
 
 
-def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, object]:
+def in_program(env: dict[str, str], runs: int) -> list[float]:
+    """Seconds the `ore` program spends on logging a one-shot turn (`LOGGING_IN_PROGRAM`),
+    once per run, each run a fresh process into a fresh log's next turn."""
+    spent = []
+    for _ in range(runs):
+        theirs, ours = os.pipe()
+        try:
+            done = subprocess.run(
+                [PY, "-c", LOGGING_IN_PROGRAM],
+                env={**env, "TIMING_FD": str(ours)},
+                pass_fds=(ours,),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+            )
+            os.close(ours)
+            said = os.read(theirs, 64)
+        finally:
+            os.close(theirs)
+        if done.returncode != 0 or not said:
+            raise SystemExit(f"the in-program run failed: {done.stderr.strip()[-300:]}")
+        spent.append(float(said))
+    return spent
+
+
+def logging_cost(
+    env: dict[str, str], turn_runs: int, runs: int, ways: tuple[str, ...] = ("terminal", "pipe")
+) -> dict[str, object]:
     logged = [ORE, "--model", "llama3.2:latest", "hi"]
     unlogged = [ORE, "--no-log", "--model", "llama3.2:latest", "hi"]
     from ore.log.writers import settle
 
     log = Path(env["ORE_HOME"]) / "log.db"
     ours, terminal, reader = _terminal()
-    ways = {"terminal": terminal, "pipe": None}
+    stderr = {"terminal": terminal, "pipe": None}
     for cmd in (logged, unlogged, logged):  # warm the page cache, the .pyc files and the log
         _timed(cmd, env)
     times: dict[tuple[str, str, str], list[float]] = {
@@ -143,9 +205,10 @@ def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, ob
     }
     cases = [(way, "logged", logged) for way in ways] + [(way, "no-log", unlogged) for way in ways]
     for number in range(turn_runs):
-        # every order of the four in turn: drift, and a child still writing, hit all alike
-        for way, name, cmd in cases[number % 4 :] + cases[: number % 4]:
-            seconds, used = _timed(cmd, env, ways[way])
+        # every order of the cases in turn: drift, and a child still writing, hit all alike
+        turn = number % len(cases)
+        for way, name, cmd in cases[turn:] + cases[:turn]:
+            seconds, used = _timed(cmd, env, stderr[way])
             times[way, name, "wall"].append(seconds)
             times[way, name, "cpu"].append(used)
             settle(log, 10.0)  # a child still writing would hold up the next turn's record
@@ -178,6 +241,10 @@ def logging_cost(env: dict[str, str], turn_runs: int, runs: int) -> dict[str, ob
         out[f"in process: {part}, median"] = statistics.median(row[index] for row in inside)
     out["in process: all, median"] = statistics.median(sum(row) for row in inside)
     out["in process: all, fastest run"] = min(sum(row) for row in inside)
+    program = sorted(in_program(env, max(runs, 41)))
+    out["in the ore program, stderr a pipe: logging, median"] = statistics.median(program)
+    out["in the ore program: its 10th percentile"] = program[len(program) // 10]
+    out["in the ore program: its 90th percentile"] = program[len(program) * 9 // 10]
     return out
 
 
@@ -328,6 +395,12 @@ def main() -> None:
     parser.add_argument(
         "--part", choices=("all", "logging", "reading", "instructions"), default="all"
     )
+    parser.add_argument(
+        "--stderr",
+        choices=("both", "terminal", "pipe"),
+        default="both",
+        help="whole turns with stderr at a terminal, into a pipe, or both (the default)",
+    )
     args = parser.parse_args()
 
     server, url = start_server("fake_ollama.py")
@@ -336,7 +409,8 @@ def main() -> None:
     try:
         results: dict[str, object] = {"load average": os.getloadavg()}
         if args.part in ("all", "logging"):
-            results["logging"] = logging_cost(env, args.turn_runs, args.runs)
+            ways = ("terminal", "pipe") if args.stderr == "both" else (args.stderr,)
+            results["logging"] = logging_cost(env, args.turn_runs, args.runs, ways)
         if args.part in ("all", "reading"):
             results["reading"] = reading(env, home, args.turns, args.runs)
         if args.part == "instructions":
