@@ -81,7 +81,7 @@ def until_exit(thing: object) -> bool:
     """Keep `thing` until the program's exit, which drops it with the process, never through its
     own clean-up; False when `main()` is not the program (its caller cleans it up then). For
     the turn log's connection: closing it is a checkpoint or a second connection to avoid one
-    (`ore.log.db.close_written`), and a process that exits holding it leaves the log as a
+    (`ore.log.records.close_written`), and a process that exits holding it leaves the log as a
     writer killed after its commit does, whole. With other threads alive the exit goes
     through `sys.exit`, and the interpreter's teardown cleans it up as usual."""
     if _left is None:

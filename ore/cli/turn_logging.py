@@ -84,7 +84,7 @@ def keep_turn(result: TurnResult, request: TurnRequest, *, after_exit: bool = Fa
     the document is made and the record written once the process has given its exit status,
     by the child `ore.cli.ending` forks, when it can be (`ending.deferring()`: `ore` is the
     program, and nobody reads its stderr to the end). A log held locked by another process is
-    waited for in slices between which a signal is heard (`ore.log.db.written`)."""
+    waited for in slices between which a signal is heard (`ore.log.records.written`)."""
     # The log names a session only when the turn is saved there (a session that could not be
     # written holds the turn in memory only, `saved` short of it).
     kept = result.conversation

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ore.artifacts import BackendInfo, ExecutionArtifact
-from ore.log import db as log_db
 from ore.log import list_turns, record
+from ore.log import records as log_records
 from ore.types import Message, Response
 
 
@@ -79,7 +79,7 @@ def test_a_folder_with_uri_characters_keeps_the_record_in_the_log(
 def test_without_the_read_only_connection_the_writer_closes_as_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_db, "_read_only", lambda path: "file:/nonexistent/x.db?mode=ro")
+    monkeypatch.setattr(log_records, "_read_only", lambda path: "file:/nonexistent/x.db?mode=ro")
     path = tmp_path / "log.db"
     record(artifact("checkpointed-xyzzy"), path=path)
     assert _in(path, "checkpointed-xyzzy") and not Path(f"{path}-wal").exists()
@@ -90,7 +90,7 @@ def test_the_write_ahead_log_is_checkpointed_once_it_holds_a_few_turns(
 ) -> None:
     """Kept for ever, every opening would read it all again and SQLite's own checkpoint would
     copy it whole at each commit: so it is bounded."""
-    monkeypatch.setattr(log_db, "WAL_LIMIT_BYTES", 64 * 1024)
+    monkeypatch.setattr(log_records, "WAL_LIMIT_BYTES", 64 * 1024)
     path = tmp_path / "log.db"
     wal = Path(f"{path}-wal")
     sizes = []
@@ -165,13 +165,13 @@ def test_a_lock_is_waited_for_in_slices_between_which_python_runs(
     path = tmp_path / "log.db"
     record(artifact("first"), path=path)
     opened: list[float | None] = []
-    real = log_db.connect
+    real = log_records.connect
 
     def connect(*args: object, **kwargs: object) -> object:
         opened.append(kwargs.get("busy"))  # type: ignore[arg-type]
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(log_db, "connect", connect)
+    monkeypatch.setattr(log_records, "connect", connect)
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
     release = threading.Timer(0.45, lambda: holder.execute("COMMIT"))
@@ -181,4 +181,4 @@ def test_a_lock_is_waited_for_in_slices_between_which_python_runs(
     finally:
         release.join()
         holder.close()
-    assert len(opened) >= 3 and set(opened) == {log_db.BUSY_SLICE_SECONDS}
+    assert len(opened) >= 3 and set(opened) == {log_records.BUSY_SLICE_SECONDS}
