@@ -85,12 +85,9 @@ class PythonResolver:
         return [package or None, src or None, relative or None]
 
     def resolve(self, path: str, imp: Import) -> list[str]:
-        module = imp.module
-        if imp.level:
-            base = self._package_of(path, imp.level)
-            if base is None:
-                return []
-            module = ".".join([*base, module] if module else base)
+        module = self._absolute(path, imp)
+        if module is None:
+            return []
         if imp.kind == "from":
             out = []
             for name in imp.names:
@@ -118,12 +115,9 @@ class PythonResolver:
                 if hit:
                     out.append((prefix, hit, ""))
             return out
-        module = imp.module
-        if imp.level:
-            base = self._package_of(path, imp.level)
-            if base is None:
-                return []
-            module = ".".join([*base, module] if module else base)
+        module = self._absolute(path, imp)
+        if module is None:
+            return []
         out = []
         for name, local in zip(imp.names, imp.binds, strict=False):
             sub = self._submodule(path, module, name)
@@ -146,6 +140,16 @@ class PythonResolver:
         if name == "*":
             return None
         return self._get(path, f"{module}.{name}" if module else name)
+
+    def _absolute(self, path: str, imp: Import) -> str | None:
+        """The module `imp` names, a relative one made absolute from `path`'s package; None
+        when it climbs above the top."""
+        if not imp.level:
+            return imp.module
+        base = self._package_of(path, imp.level)
+        if base is None:
+            return None
+        return ".".join([*base, imp.module] if imp.module else base)
 
     def _package_of(self, path: str, level: int) -> list[str] | None:
         own = self.own.get(path, [])
