@@ -87,7 +87,7 @@ def turn_options(
     if o.attach:
         images = tuple(read_image(path) for path in o.attach)
     else:
-        from ..turn.context import read_again
+        from ..turn.files import read_again
 
         images = read_again(
             old.get("images"), read_image, noun="image", flag="--attach", field="images"
@@ -232,7 +232,7 @@ def read_image(path: str) -> Image:
             raise OreError("--attach - reads the image from stdin, but nothing is piped in")
         data = stream.read(MAX_IMAGE_BYTES + 1)
     else:
-        from ..turn.context import read_named
+        from ..turn.files import read_named
 
         data = read_named(path, MAX_IMAGE_BYTES, f"attach {shown}")
     if len(data) > MAX_IMAGE_BYTES:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ..config import Setting
     from ..turn import ContextPlan, Server
-    from ..turn.context import ContextFile
+    from ..turn.files import ContextFile
     from ..turn_types import TurnOptions
 
 __all__ = [
@@ -221,7 +221,7 @@ def files_of(o: Options) -> tuple[ContextFile, ...]:
     once (then it is not the prompt)."""
     if not o.file:
         return ()
-    from ..turn.context import read_context_files
+    from ..turn.files import read_context_files
     from .console import note
 
     # '-' given twice, or with --attach -, is a usage mistake (`check_conflicts`).

@@ -105,7 +105,7 @@ def replay_request(
     # changed since is refused (issue 22: the user may mean its new text, and chains for it).
     plan = plan_turn(parent, prompt, system=system)
     if prompt is None:
-        from .context import read_again, read_recorded_file
+        from .files import read_again, read_recorded_file
 
         records = parent.controls.get("files")
         read_again(

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._frozen import contract
 from ..turn_types import NO_TURN_OPTIONS, TurnOptions
-from .context import ContextFile, ContextPlan
+from .context import ContextPlan
+from .files import ContextFile
 
 if TYPE_CHECKING:
     from ..artifacts import ExecutionArtifact, Relation

@@ -48,7 +48,7 @@ def _context(
     if request.tool_results:
         ctx = replace(ctx, tool_results=request.tool_results + ctx.tool_results)
     if request.files:
-        from .context import file_results
+        from .files import file_results
 
         ctx = replace(ctx, tool_results=file_results(request.files) + ctx.tool_results)
     return ctx

@@ -195,7 +195,7 @@ def test_a_replay_takes_recorded_images_again_as_it_takes_files(
     ore_env, fake_ollama, tmp_path, name, words
 ) -> None:
     """Replay reads a recorded image again as it reads an `-f` file (one function,
-    `ore.turn.context.read_again`), with the words it always had."""
+    `ore.turn.files.read_again`), with the words it always had."""
     (tmp_path / "a.png").write_bytes(PNG)
     artifact = tmp_path / "run.json"
     made = run_ore("-a", "a.png", "q", "--artifact-out", str(artifact), env=ore_env, cwd=tmp_path)
@@ -214,7 +214,7 @@ def test_a_replay_takes_recorded_images_again_as_it_takes_files(
 def test_one_place_scans_the_sessions_folder_and_reads_a_recorded_file_again() -> None:
     """What was written twice is written once: the sessions folder's scan is the store's
     (`FileSessionStore.scan`), and a replay's re-reading of a recorded file is
-    `ore.turn.context.read_again` (for `-f` files and images alike)."""
+    `ore.turn.files.read_again` (for `-f` files and images alike)."""
     import ore
 
     root = Path(ore.__file__).parent
