@@ -223,7 +223,7 @@ def test_one_place_scans_the_sessions_folder_and_reads_a_recorded_file_again() -
     scanning += [p.name for p, text in sources.items() if "os.scandir(self.root)" in text]
     assert scanning == ["sessionstore.py"]
     refusing = [p.name for p, text in sources.items() if "changed since the artifact was" in text]
-    assert refusing == ["context.py"]
+    assert refusing == ["files.py"]
 
 
 def test_config_show_no_config_shows_the_log_switch_of_a_broken_file(ore_env) -> None:
